@@ -1,0 +1,46 @@
+// Runs a graph node by node on a backend, resolving shapes per run (so the batch may change),
+// freeing each intermediate after its last use, and calling a hook after every node.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/cpu/backend.h"
+#include "engine/ir/graph.h"
+
+namespace q8 {
+
+// Called after node `index` ran, with its outputs (the calibrator attaches here).
+using NodeHook = std::function<void(const Node& node, size_t index, const std::vector<Tensor>& outputs)>;
+
+using TensorMap = std::map<std::string, Tensor>;
+
+// "Abs ('a1'), TopK ('t1', 't2')" for every node the backend does not support; "" if none.
+std::string unsupported_ops(const Graph& graph, const Backend& backend);
+
+class Executor {
+ public:
+  // Prepares every node. Throws one Error listing all unsupported ops with their node names,
+  // or naming the node whose attributes are invalid.
+  explicit Executor(Graph graph, const Backend& backend = cpu_backend());
+
+  const Graph& graph() const { return graph_; }
+  void set_hook(NodeHook hook) { hook_ = std::move(hook); }
+
+  // Runs the graph. Every graph input must be given, with its declared dtype and a shape
+  // that fits its declared dims; the Error names the input and what does not fit.
+  TensorMap run(const TensorMap& inputs);
+
+ private:
+  void check_inputs(const TensorMap& inputs) const;
+
+  Graph graph_;
+  std::vector<std::unique_ptr<PreparedNode>> prepared_;
+  std::vector<std::vector<std::string>> frees_after_;  // per node: values read last by it
+  NodeHook hook_;
+};
+
+}  // namespace q8

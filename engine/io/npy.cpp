@@ -1,0 +1,109 @@
+#include "engine/io/npy.h"
+
+#include <cstring>
+#include <regex>
+
+#include "engine/io/atomic_write.h"
+
+namespace q8 {
+
+namespace {
+
+const char kMagic[] = "\x93NUMPY";
+
+DType dtype_from_descr(const std::string& descr, const std::string& what) {
+  if (descr == "<f4") return DType::Float32;
+  if (descr == "<f2") return DType::Float16;
+  if (descr == "|i1" || descr == "<i1") return DType::Int8;
+  if (descr == "|u1" || descr == "<u1") return DType::Uint8;
+  if (descr == "<i4") return DType::Int32;
+  if (descr == "<i8") return DType::Int64;
+  if (descr == "|b1") return DType::Bool;
+  throw Error(what + ": unsupported .npy dtype '" + descr +
+              "' (supported: float32, float16, int8, uint8, int32, int64, bool)");
+}
+
+std::string descr_of(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "<f4";
+    case DType::Float16: return "<f2";
+    case DType::Int8: return "|i1";
+    case DType::Uint8: return "|u1";
+    case DType::Int32: return "<i4";
+    case DType::Int64: return "<i8";
+    case DType::Bool: return "|b1";
+    case DType::Undefined: break;
+  }
+  throw Error("cannot write a tensor of undefined type as .npy");
+}
+
+}  // namespace
+
+Tensor parse_npy(const std::string& bytes, const std::string& what) {
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, 6) != 0)
+    throw Error(what + ": not a .npy file (bad magic)");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_len, header_start;
+  if (major == 1) {
+    header_len = uint8_t(bytes[8]) | size_t(uint8_t(bytes[9])) << 8;
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) throw Error(what + ": truncated .npy header");
+    header_len = 0;
+    for (int i = 0; i < 4; ++i) header_len |= size_t(uint8_t(bytes[8 + size_t(i)])) << (8 * i);
+    header_start = 12;
+  } else {
+    throw Error(what + ": unsupported .npy version " + std::to_string(major));
+  }
+  if (bytes.size() < header_start + header_len) throw Error(what + ": truncated .npy header");
+  const std::string header = bytes.substr(header_start, header_len);
+
+  std::smatch m;
+  if (!std::regex_search(header, m, std::regex("'descr'\\s*:\\s*'([^']*)'")))
+    throw Error(what + ": .npy header has no descr");
+  const DType dtype = dtype_from_descr(m[1], what);
+  if (std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*(True|False)")) && m[1] == "True")
+    throw Error(what + ": Fortran-order .npy arrays are not supported; save with C order");
+  if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
+    throw Error(what + ": .npy header has no shape");
+  Dims dims;
+  const std::string shape = m[1];
+  static const std::regex number("\\d+");
+  std::sregex_iterator it(shape.begin(), shape.end(), number), end;
+  for (; it != end; ++it) dims.push_back(std::stoll(it->str()));
+
+  Tensor t(dtype, dims);
+  const size_t offset = header_start + header_len;
+  if (bytes.size() - offset < t.nbytes())
+    throw Error(what + ": truncated .npy data (" + std::to_string(bytes.size() - offset) + " of " +
+                std::to_string(t.nbytes()) + " bytes for shape " + dims_to_string(dims) + ")");
+  std::memcpy(t.raw(), bytes.data() + offset, t.nbytes());
+  return t;
+}
+
+Tensor read_npy(const std::string& path) { return parse_npy(read_file(path), path); }
+
+std::string serialize_npy(const Tensor& tensor) {
+  std::string dims_text;
+  for (size_t i = 0; i < tensor.rank(); ++i) dims_text += (i ? ", " : "") + std::to_string(tensor.dim(i));
+  if (tensor.rank() == 1) dims_text += ",";
+  std::string header = "{'descr': '" + descr_of(tensor.dtype()) + "', 'fortran_order': False, 'shape': (" +
+                       dims_text + "), }";
+  const size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out(kMagic, 6);
+  out += '\x01';
+  out += '\x00';
+  out += char(header.size() & 0xFF);
+  out += char(header.size() >> 8);
+  out += header;
+  out.append(reinterpret_cast<const char*>(tensor.raw()), tensor.nbytes());
+  return out;
+}
+
+void write_npy(const std::string& path, const Tensor& tensor) {
+  write_file_atomically(path, serialize_npy(tensor));
+}
+
+}  // namespace q8

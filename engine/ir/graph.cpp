@@ -1,0 +1,35 @@
+#include "engine/ir/graph.h"
+
+namespace q8 {
+
+std::string ValueInfo::shape_string() const {
+  if (!shape) return "?";
+  if (shape->empty()) return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    const Dim& d = (*shape)[i];
+    s += (i ? "x" : "") + (d.known() ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol));
+  }
+  return s;
+}
+
+int64_t Graph::opset() const {
+  for (const OpsetImport& o : opsets)
+    if (o.domain.empty() || o.domain == "ai.onnx") return o.version;
+  return 0;
+}
+
+const ValueInfo* Graph::find_input(const std::string& name) const {
+  for (const ValueInfo& v : inputs)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+int Graph::producer(const std::string& value) const {
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const std::string& out : nodes[i].outputs)
+      if (out == value) return int(i);
+  return -1;
+}
+
+}  // namespace q8

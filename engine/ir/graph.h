@@ -1,0 +1,58 @@
+// A model's graph: typed inputs and outputs, initializers and nodes in topological order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/node.h"
+#include "engine/ir/tensor.h"
+
+namespace q8 {
+
+// One dimension of a declared shape: a size, a symbol ("batch"), or unknown.
+struct Dim {
+  int64_t value = -1;   // >= 0 when known
+  std::string symbol;   // the dim_param, when the size is symbolic
+
+  bool known() const { return value >= 0; }
+};
+
+struct ValueInfo {
+  std::string name;
+  DType dtype = DType::Undefined;
+  std::optional<std::vector<Dim>> shape;  // nullopt: rank unknown
+
+  std::string shape_string() const;  // "batch x 3 x 224 x 224", "?" when unknown
+};
+
+struct OpsetImport {
+  std::string domain;
+  int64_t version = 0;
+};
+
+struct Graph {
+  std::string name;
+  std::vector<ValueInfo> inputs;    // runtime inputs (initializers excluded)
+  std::vector<ValueInfo> outputs;
+  std::vector<ValueInfo> value_info;
+  std::map<std::string, Tensor> initializers;
+  std::vector<Node> nodes;
+
+  // Model-level fields, kept for export.
+  int64_t ir_version = 8;
+  std::vector<OpsetImport> opsets;
+  std::string producer_name;
+  std::string producer_version;
+  std::map<std::string, std::string> metadata;
+
+  // Version of the default ("" or "ai.onnx") domain, 0 if absent.
+  int64_t opset() const;
+  const ValueInfo* find_input(const std::string& name) const;
+  // Index of the node that produces value, or -1 (graph input, initializer, or unknown).
+  int producer(const std::string& value) const;
+};
+
+}  // namespace q8

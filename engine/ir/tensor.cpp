@@ -1,0 +1,78 @@
+#include "engine/ir/tensor.h"
+
+#include <cstring>
+#include <new>
+
+namespace q8 {
+
+int64_t numel(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::string dims_to_string(const Dims& dims) {
+  if (dims.empty()) return "scalar";
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s;
+}
+
+namespace {
+// 64-byte aligned, zero-filled storage (at least one byte, so empty tensors still own a buffer).
+std::shared_ptr<std::byte[]> allocate(size_t nbytes) {
+  const size_t size = (std::max<size_t>(nbytes, 1) + 63) / 64 * 64;
+  auto* p = static_cast<std::byte*>(::operator new[](size, std::align_val_t(64)));
+  std::memset(p, 0, size);
+  return std::shared_ptr<std::byte[]>(p, [](std::byte* q) { ::operator delete[](q, std::align_val_t(64)); });
+}
+}  // namespace
+
+Tensor::Tensor(DType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)) {
+  for (int64_t d : dims_) check(d >= 0, "negative dimension in shape " + dims_to_string(dims_));
+  buffer_ = allocate(nbytes());
+}
+
+Tensor Tensor::reshaped(const Dims& dims) const {
+  check(q8::numel(dims) == numel(), "cannot view a tensor of " + dims_to_string(dims_) + " as " +
+                                        dims_to_string(dims));
+  Tensor view = *this;
+  view.dims_ = dims;
+  return view;
+}
+
+Tensor Tensor::clone() const {
+  Tensor copy(dtype_, dims_);
+  if (nbytes()) std::memcpy(copy.raw(), raw(), nbytes());
+  return copy;
+}
+
+void Tensor::check_type(DType wanted) const {
+  check(dtype_ == wanted, "tensor holds " + std::string(dtype_name(dtype_)) + ", read as " +
+                              std::string(dtype_name(wanted)));
+}
+
+double Tensor::element_as_double(int64_t i) const {
+  return visit_dtype(dtype_, [&]<typename T>() -> double {
+    const T v = reinterpret_cast<const T*>(raw())[i];
+    if constexpr (std::is_same_v<T, Float16>) return half_to_float(v);
+    else return double(v);
+  });
+}
+
+std::vector<int64_t> Tensor::to_int64s() const {
+  check(dtype_ == DType::Int64 || dtype_ == DType::Int32,
+        "expected an int64 or int32 tensor, got " + std::string(dtype_name(dtype_)));
+  std::vector<int64_t> out(static_cast<size_t>(numel()));
+  for (int64_t i = 0; i < numel(); ++i) out[size_t(i)] = int64_t(element_as_double(i));
+  if (dtype_ == DType::Int64) std::memcpy(out.data(), raw(), nbytes());  // exact beyond 2^53
+  return out;
+}
+
+std::vector<float> Tensor::to_floats() const {
+  std::vector<float> out(static_cast<size_t>(numel()));
+  for (int64_t i = 0; i < numel(); ++i) out[size_t(i)] = float(element_as_double(i));
+  return out;
+}
+
+}  // namespace q8

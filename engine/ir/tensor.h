@@ -1,0 +1,81 @@
+// A dense, row-major tensor whose buffer may be shared by views (Reshape, Identity, Squeeze).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/ir/dtype.h"
+#include "engine/ir/error.h"
+
+namespace q8 {
+
+// A concrete shape. Every dimension is known (>= 0).
+using Dims = std::vector<int64_t>;
+
+int64_t numel(const Dims& dims);
+std::string dims_to_string(const Dims& dims);  // "1x3x224x224"; "scalar" for rank 0
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Allocates dtype × dims, zero-filled.
+  Tensor(DType dtype, Dims dims);
+
+  template <typename T>
+  static Tensor from_vector(const Dims& dims, const std::vector<T>& values);
+  template <typename T>
+  static Tensor scalar(T value) { return from_vector<T>({}, {value}); }
+
+  bool empty() const { return dtype_ == DType::Undefined; }
+  DType dtype() const { return dtype_; }
+  const Dims& dims() const { return dims_; }
+  int64_t dim(size_t i) const { return dims_[i]; }
+  size_t rank() const { return dims_.size(); }
+  int64_t numel() const { return q8::numel(dims_); }
+  size_t nbytes() const { return size_t(numel()) * dtype_size(dtype_); }
+
+  std::byte* raw() { return buffer_.get(); }
+  const std::byte* raw() const { return buffer_.get(); }
+
+  template <typename T> T* data() { check_type(dtype_of<T>()); return reinterpret_cast<T*>(raw()); }
+  template <typename T> const T* data() const {
+    check_type(dtype_of<T>());
+    return reinterpret_cast<const T*>(raw());
+  }
+  template <typename T> std::span<const T> values() const { return {data<T>(), size_t(numel())}; }
+  template <typename T> std::span<T> values() { return {data<T>(), size_t(numel())}; }
+
+  // A view with other dims and the same buffer; numel must match.
+  Tensor reshaped(const Dims& dims) const;
+  // A deep copy.
+  Tensor clone() const;
+
+  // Integer contents (int32 or int64 tensors), as used by shape-carrying inputs.
+  std::vector<int64_t> to_int64s() const;
+  // Contents converted to float (any numeric dtype).
+  std::vector<float> to_floats() const;
+  // Element i converted to double (any dtype).
+  double element_as_double(int64_t i) const;
+
+ private:
+  void check_type(DType wanted) const;
+
+  DType dtype_ = DType::Undefined;
+  Dims dims_;
+  std::shared_ptr<std::byte[]> buffer_;
+};
+
+template <typename T>
+Tensor Tensor::from_vector(const Dims& dims, const std::vector<T>& values) {
+  Tensor t(dtype_of<T>(), dims);
+  check(int64_t(values.size()) == t.numel(), "tensor of " + dims_to_string(dims) + " given " +
+                                                 std::to_string(values.size()) + " values");
+  std::copy(values.begin(), values.end(), t.data<T>());
+  return t;
+}
+
+}  // namespace q8

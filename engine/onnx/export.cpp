@@ -1,0 +1,109 @@
+#include "engine/onnx/export.h"
+
+#include <onnx/checker.h>
+
+#include "engine/io/atomic_write.h"
+#include "engine/onnx/tensor_proto.h"
+
+namespace q8 {
+
+namespace {
+
+void value_info_to_proto(const ValueInfo& v, onnx::ValueInfoProto& proto) {
+  proto.set_name(v.name);
+  auto* tt = proto.mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(dtype_to_onnx(v.dtype));
+  if (!v.shape) return;
+  auto* shape = tt->mutable_shape();
+  for (const Dim& d : *v.shape) {
+    auto* dim = shape->add_dim();
+    if (d.known()) dim->set_dim_value(d.value);
+    else if (!d.symbol.empty()) dim->set_dim_param(d.symbol);
+  }
+}
+
+void attribute_to_proto(const std::string& name, const Attribute& a, onnx::AttributeProto& proto) {
+  using A = onnx::AttributeProto;
+  proto.set_name(name);
+  switch (a.kind) {
+    case Attribute::Kind::Float: proto.set_type(A::FLOAT); proto.set_f(a.f); break;
+    case Attribute::Kind::Int: proto.set_type(A::INT); proto.set_i(a.i); break;
+    case Attribute::Kind::String: proto.set_type(A::STRING); proto.set_s(a.s); break;
+    case Attribute::Kind::Tensor: proto.set_type(A::TENSOR); tensor_to_proto(a.t, *proto.mutable_t()); break;
+    case Attribute::Kind::Floats:
+      proto.set_type(A::FLOATS);
+      for (float f : a.floats) proto.add_floats(f);
+      break;
+    case Attribute::Kind::Ints:
+      proto.set_type(A::INTS);
+      for (int64_t i : a.ints) proto.add_ints(i);
+      break;
+    case Attribute::Kind::Strings:
+      proto.set_type(A::STRINGS);
+      for (const auto& s : a.strings) proto.add_strings(s);
+      break;
+    case Attribute::Kind::Graph:
+      proto.set_type(A::GRAPH);
+      proto.mutable_g()->ParseFromString(a.s);
+      break;
+  }
+}
+
+}  // namespace
+
+onnx::ModelProto to_model_proto(const Graph& graph) {
+  onnx::ModelProto model;
+  model.set_ir_version(graph.ir_version);
+  model.set_producer_name(graph.producer_name.empty() ? "q8" : graph.producer_name);
+  model.set_producer_version(graph.producer_version);
+  for (const auto& o : graph.opsets) {
+    auto* op = model.add_opset_import();
+    op->set_domain(o.domain);
+    op->set_version(o.version);
+  }
+  for (const auto& [k, v] : graph.metadata) {
+    auto* p = model.add_metadata_props();
+    p->set_key(k);
+    p->set_value(v);
+  }
+  auto* g = model.mutable_graph();
+  g->set_name(graph.name.empty() ? "q8" : graph.name);
+  for (const auto& in : graph.inputs) value_info_to_proto(in, *g->add_input());
+  if (graph.ir_version < 4) {  // before IR 4, every initializer is also a graph input
+    for (const auto& [name, t] : graph.initializers) {
+      ValueInfo v{name, t.dtype(), std::vector<Dim>{}};
+      for (int64_t d : t.dims()) v.shape->push_back(Dim{d, ""});
+      value_info_to_proto(v, *g->add_input());
+    }
+  }
+  for (const auto& out : graph.outputs) value_info_to_proto(out, *g->add_output());
+  for (const auto& vi : graph.value_info) value_info_to_proto(vi, *g->add_value_info());
+  for (const auto& [name, t] : graph.initializers) {
+    auto* init = g->add_initializer();
+    tensor_to_proto(t, *init);
+    init->set_name(name);
+  }
+  for (const Node& n : graph.nodes) {
+    auto* node = g->add_node();
+    node->set_name(n.name);
+    node->set_op_type(n.op_type);
+    if (!n.domain.empty()) node->set_domain(n.domain);
+    for (const auto& in : n.inputs) node->add_input(in);
+    for (const auto& out : n.outputs) node->add_output(out);
+    for (const auto& [name, a] : n.attributes) attribute_to_proto(name, a, *node->add_attribute());
+  }
+  return model;
+}
+
+void save_model(const Graph& graph, const std::string& path) {
+  const onnx::ModelProto model = to_model_proto(graph);
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    throw Error(path + ": the model to write fails onnx::checker: " + msg.substr(0, msg.find('\n')));
+  }
+  write_file_atomically(path, model.SerializeAsString());
+}
+
+}  // namespace q8

@@ -1,0 +1,16 @@
+// Writing q8's IR back as ONNX.
+#pragma once
+
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "engine/ir/graph.h"
+
+namespace q8 {
+
+onnx::ModelProto to_model_proto(const Graph& graph);
+// Writes graph as an ONNX file, atomically, after onnx::checker accepts it.
+void save_model(const Graph& graph, const std::string& path);
+
+}  // namespace q8

@@ -1,0 +1,180 @@
+#include "engine/onnx/import.h"
+
+#include <filesystem>
+#include <set>
+
+#include <onnx/checker.h>
+
+#include "engine/io/atomic_write.h"
+#include "engine/onnx/tensor_proto.h"
+
+namespace q8 {
+
+namespace {
+
+ValueInfo value_info_from_proto(const onnx::ValueInfoProto& proto) {
+  ValueInfo v;
+  v.name = proto.name();
+  if (!proto.type().has_tensor_type()) return v;
+  const auto& tt = proto.type().tensor_type();
+  if (tt.elem_type() != 0) {
+    try {
+      v.dtype = dtype_from_onnx(tt.elem_type(), "value '" + proto.name() + "'");
+    } catch (const Error&) {
+      v.dtype = DType::Undefined;  // reported where the value is used
+    }
+  }
+  if (tt.has_shape()) {
+    std::vector<Dim> dims;
+    for (const auto& d : tt.shape().dim()) {
+      Dim dim;
+      if (d.has_dim_value()) dim.value = d.dim_value();
+      else if (d.has_dim_param()) dim.symbol = d.dim_param();
+      dims.push_back(dim);
+    }
+    v.shape = dims;
+  }
+  return v;
+}
+
+Attribute attribute_from_proto(const onnx::AttributeProto& a, const std::string& base_dir) {
+  using A = onnx::AttributeProto;
+  Attribute out;
+  switch (a.type()) {
+    case A::FLOAT: out = Attribute::of_float(a.f()); break;
+    case A::INT: out = Attribute::of_int(a.i()); break;
+    case A::STRING: out = Attribute::of_string(a.s()); break;
+    case A::TENSOR: out = Attribute::of_tensor(tensor_from_proto(a.t(), base_dir)); break;
+    case A::FLOATS: out = Attribute::of_floats({a.floats().begin(), a.floats().end()}); break;
+    case A::INTS: out = Attribute::of_ints({a.ints().begin(), a.ints().end()}); break;
+    case A::STRINGS:
+      out.kind = Attribute::Kind::Strings;
+      out.strings.assign(a.strings().begin(), a.strings().end());
+      break;
+    case A::GRAPH:
+      out.kind = Attribute::Kind::Graph;
+      out.s = a.g().SerializeAsString();
+      break;
+    default:
+      throw Error("attribute '" + a.name() + "' has an unsupported kind (" + A::AttributeType_Name(a.type()) + ")");
+  }
+  return out;
+}
+
+Node node_from_proto(const onnx::NodeProto& proto, const std::string& base_dir) {
+  Node node;
+  node.name = proto.name();
+  node.op_type = proto.op_type();
+  node.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
+  node.inputs.assign(proto.input().begin(), proto.input().end());
+  node.outputs.assign(proto.output().begin(), proto.output().end());
+  for (const auto& a : proto.attribute()) {
+    try {
+      node.attributes[a.name()] = attribute_from_proto(a, base_dir);
+    } catch (const Error& e) {
+      throw e.with_context(node.describe());
+    }
+  }
+  return node;
+}
+
+// Orders nodes so that each follows the producers of its inputs (Kahn's algorithm, stable).
+// Throws for an input that no graph input, initializer or node defines.
+void sort_topologically(Graph& graph) {
+  std::set<std::string> defined;
+  for (const auto& v : graph.inputs) defined.insert(v.name);
+  for (const auto& [name, t] : graph.initializers) defined.insert(name);
+  std::set<std::string> produced;
+  for (const Node& n : graph.nodes)
+    for (const auto& o : n.outputs) produced.insert(o);
+
+  std::vector<Node> ordered;
+  std::vector<bool> placed(graph.nodes.size(), false);
+  bool progress = true;
+  while (ordered.size() < graph.nodes.size() && progress) {
+    progress = false;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      if (placed[i]) continue;
+      const Node& n = graph.nodes[i];
+      bool ready = true;
+      for (const auto& in : n.inputs) {
+        if (in.empty() || defined.count(in)) continue;
+        if (!produced.count(in))
+          throw Error(n.describe() + " (node " + std::to_string(i) + "): input '" + in +
+                      "' is not a graph input, an initializer or a node output (missing initializer?)");
+        ready = false;
+        break;
+      }
+      if (!ready) continue;
+      for (const auto& o : n.outputs) defined.insert(o);
+      ordered.push_back(n);
+      placed[i] = true;
+      progress = true;
+    }
+  }
+  check(ordered.size() == graph.nodes.size(), "the graph has a cycle");
+  graph.nodes = std::move(ordered);
+  for (const auto& out : graph.outputs)
+    check(defined.count(out.name) != 0, "graph output '" + out.name + "' is produced by no node");
+}
+
+void check_opset(const onnx::ModelProto& model) {
+  bool has_default = false;
+  for (const auto& o : model.opset_import()) {
+    if (!o.domain().empty() && o.domain() != "ai.onnx") continue;
+    has_default = true;
+    if (o.version() > kMaxOpset)
+      throw Error("opset " + std::to_string(o.version()) + " is newer than the newest q8 supports (" +
+                  std::to_string(kMaxOpset) + ")");
+    if (o.version() < kMinOpset)
+      throw Error("opset " + std::to_string(o.version()) + " is older than the oldest q8 supports (" +
+                  std::to_string(kMinOpset) + ")");
+  }
+  check(has_default || model.opset_import_size() > 0, "the model imports no opset");
+}
+
+}  // namespace
+
+Graph parse_model(const std::string& bytes, const std::string& base_dir, const std::string& what) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes) || !model.has_graph() || model.ir_version() <= 0)
+    throw Error(what + ": not an ONNX model (protobuf parsing failed; the file is truncated or of another format)");
+  try {
+    check_opset(model);
+    try {
+      onnx::checker::check_model(model);
+    } catch (const std::exception& e) {
+      std::string msg = e.what();
+      while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+      throw Error("ONNX checker rejected the model: " + msg.substr(0, msg.find('\n')));
+    }
+
+    Graph graph;
+    const auto& g = model.graph();
+    graph.name = g.name();
+    graph.ir_version = model.ir_version();
+    graph.producer_name = model.producer_name();
+    graph.producer_version = model.producer_version();
+    for (const auto& o : model.opset_import()) graph.opsets.push_back({o.domain(), o.version()});
+    for (const auto& p : model.metadata_props()) graph.metadata[p.key()] = p.value();
+    for (const auto& init : g.initializer()) graph.initializers[init.name()] = tensor_from_proto(init, base_dir);
+    for (const auto& in : g.input())
+      if (!graph.initializers.count(in.name())) graph.inputs.push_back(value_info_from_proto(in));
+    for (const auto& out : g.output()) graph.outputs.push_back(value_info_from_proto(out));
+    for (const auto& vi : g.value_info()) graph.value_info.push_back(value_info_from_proto(vi));
+    for (const auto& n : g.node()) graph.nodes.push_back(node_from_proto(n, base_dir));
+    for (const auto& in : graph.inputs)
+      check(in.dtype != DType::Undefined, "input '" + in.name + "' has an unsupported or missing type");
+    sort_topologically(graph);
+    return graph;
+  } catch (const Error& e) {
+    throw e.with_context(what);
+  }
+}
+
+Graph load_model(const std::string& path) {
+  const std::string bytes = read_file(path);
+  return parse_model(bytes, std::filesystem::path(path).parent_path().string(), path);
+}
+
+}  // namespace q8

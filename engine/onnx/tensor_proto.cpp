@@ -1,0 +1,136 @@
+#include "engine/onnx/tensor_proto.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/io/atomic_write.h"
+
+namespace q8 {
+
+using onnx::TensorProto;
+
+std::string onnx_type_name(int onnx_type) {
+  if (TensorProto::DataType_IsValid(onnx_type))
+    return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(onnx_type));
+  return "type " + std::to_string(onnx_type);
+}
+
+DType dtype_from_onnx(int onnx_type, const std::string& what) {
+  switch (onnx_type) {
+    case TensorProto::FLOAT: return DType::Float32;
+    case TensorProto::FLOAT16: return DType::Float16;
+    case TensorProto::INT8: return DType::Int8;
+    case TensorProto::UINT8: return DType::Uint8;
+    case TensorProto::INT32: return DType::Int32;
+    case TensorProto::INT64: return DType::Int64;
+    case TensorProto::BOOL: return DType::Bool;
+    default: break;
+  }
+  throw Error(what + ": data type " + onnx_type_name(onnx_type) +
+              " is not supported (q8 supports FLOAT, FLOAT16, INT8, UINT8, INT32, INT64, BOOL)");
+}
+
+int dtype_to_onnx(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return TensorProto::FLOAT;
+    case DType::Float16: return TensorProto::FLOAT16;
+    case DType::Int8: return TensorProto::INT8;
+    case DType::Uint8: return TensorProto::UINT8;
+    case DType::Int32: return TensorProto::INT32;
+    case DType::Int64: return TensorProto::INT64;
+    case DType::Bool: return TensorProto::BOOL;
+    case DType::Undefined: break;
+  }
+  return TensorProto::UNDEFINED;
+}
+
+namespace {
+
+std::string read_external(const TensorProto& proto, const std::string& base_dir, const std::string& what) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& entry : proto.external_data()) {
+    if (entry.key() == "location") location = entry.value();
+    else if (entry.key() == "offset") offset = std::stoll(entry.value());
+    else if (entry.key() == "length") length = std::stoll(entry.value());
+  }
+  check(!location.empty(), what + ": external data has no location");
+  check(location.find("..") == std::string::npos && location.front() != '/',
+        what + ": external data location '" + location + "' leaves the model's directory");
+  const std::string path = (std::filesystem::path(base_dir) / location).string();
+  std::ifstream in(path, std::ios::binary);
+  check(bool(in), what + ": external data file " + path + " is missing");
+  in.seekg(0, std::ios::end);
+  const int64_t size = in.tellg();
+  if (length < 0) length = size - offset;
+  check(offset >= 0 && offset + length <= size, what + ": external data " + path + " is shorter than offset " +
+                                                   std::to_string(offset) + " + length " + std::to_string(length));
+  std::string bytes(size_t(length), '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  return bytes;
+}
+
+template <typename T, typename Field>
+void copy_typed(Tensor& t, const Field& field, const std::string& what) {
+  check(int64_t(field.size()) == t.numel(), what + ": holds " + std::to_string(field.size()) +
+                                                " values for shape " + dims_to_string(t.dims()));
+  T* out = t.data<T>();
+  for (int i = 0; i < field.size(); ++i) {
+    if constexpr (std::is_same_v<T, Float16>) out[i] = Float16{uint16_t(field[i])};
+    else out[i] = static_cast<T>(field[i]);
+  }
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const TensorProto& proto, const std::string& base_dir) {
+  const std::string what = "tensor '" + proto.name() + "'";
+  const DType dtype = dtype_from_onnx(proto.data_type(), what);
+  Dims dims(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : dims) check(d >= 0, what + ": negative dimension");
+  Tensor t(dtype, dims);
+
+  const bool external = proto.data_location() == TensorProto::EXTERNAL;
+  if (external || proto.has_raw_data()) {
+    const std::string bytes = external ? read_external(proto, base_dir, what) : proto.raw_data();
+    check(bytes.size() == t.nbytes(), what + ": holds " + std::to_string(bytes.size()) + " bytes, shape " +
+                                          dims_to_string(dims) + " of " + std::string(dtype_name(dtype)) +
+                                          " needs " + std::to_string(t.nbytes()));
+    if (!bytes.empty()) std::memcpy(t.raw(), bytes.data(), bytes.size());
+    return t;
+  }
+  switch (dtype) {
+    case DType::Float32: copy_typed<float>(t, proto.float_data(), what); break;
+    case DType::Int64: copy_typed<int64_t>(t, proto.int64_data(), what); break;
+    case DType::Int32: copy_typed<int32_t>(t, proto.int32_data(), what); break;
+    case DType::Int8: copy_typed<int8_t>(t, proto.int32_data(), what); break;
+    case DType::Uint8: copy_typed<uint8_t>(t, proto.int32_data(), what); break;
+    case DType::Bool: copy_typed<bool>(t, proto.int32_data(), what); break;
+    case DType::Float16: copy_typed<Float16>(t, proto.int32_data(), what); break;
+    case DType::Undefined: break;
+  }
+  return t;
+}
+
+void tensor_to_proto(const Tensor& tensor, TensorProto& proto) {
+  proto.set_data_type(dtype_to_onnx(tensor.dtype()));
+  proto.clear_dims();
+  for (int64_t d : tensor.dims()) proto.add_dims(d);
+  proto.set_raw_data(reinterpret_cast<const char*>(tensor.raw()), tensor.nbytes());
+}
+
+Tensor read_tensor_pb(const std::string& path, std::string* name) {
+  const std::string bytes = read_file(path);
+  TensorProto proto;
+  if (!proto.ParseFromString(bytes)) throw Error(path + ": not an ONNX TensorProto (.pb) file");
+  if (name) *name = proto.name();
+  try {
+    return tensor_from_proto(proto, std::filesystem::path(path).parent_path().string());
+  } catch (const Error& e) {
+    throw e.with_context(path);
+  }
+}
+
+}  // namespace q8

@@ -1,0 +1,51 @@
+// Numpy broadcasting: output shapes and strided loops over broadcast operands.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "engine/ir/tensor.h"
+
+namespace q8 {
+
+// The numpy broadcast of a and b; Error naming op and both shapes when they do not broadcast.
+Dims broadcast_dims(const Dims& a, const Dims& b, const char* op);
+
+// Element strides of operands viewed in an output shape (0 along broadcast dimensions), with
+// adjacent dimensions merged where every operand allows it, so loops run on long rows.
+struct BroadcastPlan {
+  Dims dims;                                  // coalesced output dims (rank >= 1)
+  std::vector<std::vector<int64_t>> strides;  // per operand, per coalesced dim
+};
+BroadcastPlan plan_broadcast(const Dims& out, const std::vector<const Dims*>& operands);
+
+// Calls fn(out_index, offsets) for every output element, where offsets[k] is the element
+// offset into operand k. Rows run in parallel when the output is large, unless Parallel is
+// false (for loops that accumulate into shared outputs).
+template <size_t N, bool Parallel = true, typename Fn>
+void broadcast_loop(const BroadcastPlan& plan, Fn&& fn) {
+  const size_t rank = plan.dims.size();
+  const int64_t inner = plan.dims[rank - 1];
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d) rows *= plan.dims[d];
+  std::array<int64_t, N> inner_stride;
+  for (size_t k = 0; k < N; ++k) inner_stride[k] = plan.strides[k][rank - 1];
+#pragma omp parallel for schedule(static) if (Parallel && rows * inner > 65536 && rows > 1)
+  for (int64_t row = 0; row < rows; ++row) {
+    std::array<int64_t, N> base{};
+    int64_t rest = row;
+    for (size_t d = rank - 1; d-- > 0;) {
+      const int64_t i = rest % plan.dims[d];
+      rest /= plan.dims[d];
+      for (size_t k = 0; k < N; ++k) base[k] += i * plan.strides[k][d];
+    }
+    const int64_t out0 = row * inner;
+    for (int64_t j = 0; j < inner; ++j) {
+      std::array<int64_t, N> off;
+      for (size_t k = 0; k < N; ++k) off[k] = base[k] + j * inner_stride[k];
+      fn(out0 + j, off);
+    }
+  }
+}
+
+}  // namespace q8

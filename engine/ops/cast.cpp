@@ -1,0 +1,54 @@
+// Cast: converts to the type 'to'. Float to integer truncates toward zero (as C++ and ONNX
+// Runtime do); float to float16 rounds to nearest even; anything to bool is (x != 0).
+#include "engine/onnx/tensor_proto.h"
+#include "engine/ops/op.h"
+
+namespace q8 {
+
+namespace {
+
+template <typename To, typename From>
+To convert(From v) {
+  float f;
+  if constexpr (std::is_same_v<From, Float16>) f = half_to_float(v);
+  if constexpr (std::is_same_v<To, Float16>) {
+    if constexpr (std::is_same_v<From, Float16>) return v;
+    else return float_to_half(float(v));
+  } else if constexpr (std::is_same_v<From, Float16>) {
+    if constexpr (std::is_same_v<To, bool>) return f != 0.0f;
+    else return To(f);
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else {
+    return To(v);
+  }
+}
+
+class Cast final : public Op {
+ public:
+  explicit Cast(DType to) : to_(to) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = required_input(in, 0, "Cast", "input");
+    if (x.dtype() == to_) return {x};
+    Tensor y(to_, x.dims());
+    visit_dtype(x.dtype(), [&]<typename From>() {
+      visit_dtype(to_, [&]<typename To>() {
+        const From* src = x.data<From>();
+        To* dst = y.data<To>();
+        for (int64_t i = 0; i < x.numel(); ++i) dst[i] = convert<To, From>(src[i]);
+      });
+    });
+    return {std::move(y)};
+  }
+
+ private:
+  DType to_;
+};
+}  // namespace
+
+std::unique_ptr<Op> create_cast(const Node& node, const OpContext&) {
+  check(node.has("to"), node.describe() + ": attribute 'to' is required");
+  return std::make_unique<Cast>(dtype_from_onnx(int(node.attr_int("to", 0)), node.describe() + ": 'to'"));
+}
+
+}  // namespace q8

@@ -1,0 +1,53 @@
+// Concat: joins inputs along axis (required; negative allowed from opset 11).
+#include <cstring>
+
+#include "engine/ops/op.h"
+
+namespace q8 {
+
+namespace {
+class Concat final : public Op {
+ public:
+  explicit Concat(int64_t axis) : axis_(axis) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& first = required_input(in, 0, "Concat", "inputs");
+    const int64_t rank = int64_t(first.rank());
+    const size_t axis = size_t(normalize_axis(axis_, rank, "Concat"));
+    Dims out_dims = first.dims();
+    out_dims[axis] = 0;
+    for (size_t k = 0; k < in.size(); ++k) {
+      const Tensor& t = required_input(in, k, "Concat", "inputs");
+      check(t.dtype() == first.dtype() && t.rank() == first.rank(), "Concat: input " + std::to_string(k) +
+                                                                        " differs from input 0 in type or rank");
+      for (size_t d = 0; d < t.rank(); ++d)
+        check(d == axis || t.dim(d) == first.dim(d), "Concat: input " + std::to_string(k) + " of shape " +
+                                                         dims_to_string(t.dims()) + " does not match " +
+                                                         dims_to_string(first.dims()) + " off axis " + std::to_string(axis));
+      out_dims[axis] += t.dim(axis);
+    }
+    Tensor y(first.dtype(), out_dims);
+    int64_t outer = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= out_dims[d];
+    const size_t elem = dtype_size(first.dtype());
+    const size_t out_row = size_t(numel(out_dims) / std::max<int64_t>(outer, 1)) * elem;
+    size_t col = 0;
+    for (const Tensor* t : in) {
+      const size_t row = outer ? t->nbytes() / size_t(outer) : 0;
+      for (int64_t o = 0; o < outer; ++o)
+        std::memcpy(y.raw() + size_t(o) * out_row + col, t->raw() + size_t(o) * row, row);
+      col += row;
+    }
+    return {std::move(y)};
+  }
+
+ private:
+  int64_t axis_;
+};
+}  // namespace
+
+std::unique_ptr<Op> create_concat(const Node& node, const OpContext&) {
+  check(node.has("axis"), node.describe() + ": attribute 'axis' is required");
+  return std::make_unique<Concat>(node.attr_int("axis", 0));
+}
+
+}  // namespace q8

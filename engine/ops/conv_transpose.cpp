@@ -1,0 +1,116 @@
+// ConvTranspose: W is [C, M/group, k…]. For group g, input channel c = g·Cg + ci and output
+// channel o = g·Mg + j:  Y[n, o, i·s − pb + k·d] += X[n, c, i] · W[c, j, k…], plus B[o].
+// Output size per axis: s·(in − 1) + output_padding + (k − 1)·d + 1 − pb − pe, or output_shape
+// with the padding it implies (docs/ops.md). Computed as SGEMM (Wᵀ·X) + col2im.
+#include <cstring>
+
+#include "engine/cpu/blas.h"
+#include "engine/ops/conv_common.h"
+#include "engine/ops/elementwise.h"
+#include "engine/ops/window.h"
+
+namespace q8 {
+
+namespace {
+
+class ConvTranspose final : public Op {
+ public:
+  explicit ConvTranspose(const Node& node)
+      : window_(Window::from_node(node)),
+        group_(node.attr_int("group", 1)),
+        output_padding_(node.attr_ints("output_padding")),
+        output_shape_(node.attr_ints("output_shape")),
+        name_(node.describe()) {
+    check(group_ >= 1, name_ + ": group must be >= 1");
+  }
+
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = float_input(in, 0, "ConvTranspose", "X");
+    const Tensor& w = float_input(in, 1, "ConvTranspose", "W");
+    const Tensor* b = optional_input(in, 2);
+    check(x.rank() >= 3 && w.rank() == x.rank(), name_ + ": X of shape " + dims_to_string(x.dims()) +
+                                                    " and W of shape " + dims_to_string(w.dims()) + " do not fit");
+    const int64_t n = x.dim(0), c = x.dim(1);
+    check(w.dim(0) == c, name_ + ": weight expects " + std::to_string(w.dim(0)) + " input channels, X has " + std::to_string(c));
+    check(c % group_ == 0, name_ + ": " + std::to_string(c) + " input channels are not divisible by group " + std::to_string(group_));
+    const int64_t mg = w.dim(1), m = mg * group_, cg = c / group_;
+    if (b) check(b->dtype() == DType::Float32 && b->numel() == m, name_ + ": weight has " + std::to_string(m) +
+                                                                      " output channels but bias has " + std::to_string(b->numel()));
+    const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
+    const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
+    if (!window_.kernel.empty())
+      check(window_.kernel == kernel, name_ + ": kernel_shape disagrees with the weight's shape " + dims_to_string(w.dims()));
+    const ResolvedWindow r = resolve(in_spatial, kernel);
+
+    Dims out_dims{n, m};
+    out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
+    Tensor y(DType::Float32, out_dims);
+    // The col2im geometry runs the forward window from the output grid onto the input grid.
+    ResolvedWindow backward = r;
+    backward.output = in_spatial;
+    const ConvGeometry geo(backward, r.output);
+    const int64_t rows = mg * geo.kernel_size;  // col rows per group
+    const float* px = x.data<float>();
+    const float* pw = w.data<float>();
+    float* py = y.data<float>();
+    run_per_sample(n, [&](int64_t i, std::vector<float>& col) {
+      col.resize(size_t(rows * geo.out_size));
+      for (int64_t g = 0; g < group_; ++g) {
+        // col[mg·K, in] = W_gᵀ[mg·K, cg] · X_g[cg, in]
+        sgemm(true, false, rows, geo.out_size, cg, 1.0f, pw + g * cg * rows, rows, px + (i * c + g * cg) * geo.out_size,
+              geo.out_size, 0.0f, col.data(), geo.out_size);
+        geo.col2im(col.data(), mg, py + (i * m + g * mg) * geo.in_size);
+      }
+      if (b) add_channel_bias(py + i * m * geo.in_size, b->data<float>(), m, geo.in_size);
+    });
+    return {std::move(y)};
+  }
+
+ private:
+  ResolvedWindow resolve(const Dims& in, const std::vector<int64_t>& kernel) const {
+    const size_t rank = in.size();
+    Window forward = window_;
+    forward.auto_pad = "NOTSET";
+    forward.ceil_mode = false;
+    // Resolve lists (pads as given) against a dummy input large enough to be valid.
+    Dims big(rank, 1 << 20);
+    ResolvedWindow r = resolve_window(forward, big, kernel, name_);
+    std::vector<int64_t> out_pad = output_padding_.empty() ? std::vector<int64_t>(rank, 0) : output_padding_;
+    check(out_pad.size() == rank, name_ + ": output_padding has " + std::to_string(out_pad.size()) + " values for " +
+                                      std::to_string(rank) + " spatial dimensions");
+    std::vector<int64_t> target = output_shape_;
+    if (target.size() == rank + 2) target.erase(target.begin(), target.begin() + 2);  // given as full shape
+    const bool same = window_.auto_pad == "SAME_UPPER" || window_.auto_pad == "SAME_LOWER";
+    if (target.empty() && same)
+      for (size_t d = 0; d < rank; ++d) target.push_back(in[d] * r.strides[d]);
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t full = r.strides[d] * (in[d] - 1) + out_pad[d] + (kernel[d] - 1) * r.dilations[d] + 1;
+      if (!target.empty()) {
+        check(target.size() == rank, name_ + ": output_shape has " + std::to_string(target.size()) + " spatial values for rank " +
+                                         std::to_string(rank));
+        const int64_t total = full - target[d];
+        check(total >= 0, name_ + ": output_shape " + std::to_string(target[d]) + " is larger than the full output " +
+                              std::to_string(full));
+        // ONNX: SAME_UPPER puts the smaller half first; otherwise the larger half first.
+        r.pad_begin[d] = window_.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        r.pad_end[d] = total - r.pad_begin[d];
+      } else if (window_.auto_pad == "VALID") {
+        r.pad_begin[d] = r.pad_end[d] = 0;
+      }
+      r.output[d] = full - r.pad_begin[d] - r.pad_end[d];
+      check(r.output[d] > 0, name_ + ": output size on spatial axis " + std::to_string(d) + " is not positive");
+    }
+    return r;
+  }
+
+  Window window_;
+  int64_t group_;
+  std::vector<int64_t> output_padding_, output_shape_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> create_conv_transpose(const Node& node, const OpContext&) { return std::make_unique<ConvTranspose>(node); }
+
+}  // namespace q8

@@ -1,0 +1,156 @@
+// Building blocks shared by the elementwise ops: unary float maps, broadcasting binary ops,
+// comparisons. Each op's own file supplies its formula and registers it.
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "engine/ops/broadcast.h"
+#include "engine/ops/op.h"
+
+namespace q8 {
+
+// y = f(x) elementwise on a float32 (or float16, computed in float32) tensor.
+template <typename F>
+class UnaryFloatOp final : public Op {
+ public:
+  UnaryFloatOp(const char* name, F f) : name_(name), f_(f) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = required_input(in, 0, name_, "X");
+    if (x.dtype() == DType::Float16) {
+      Tensor y(DType::Float16, x.dims());
+      const Float16* src = x.data<Float16>();
+      Float16* dst = y.data<Float16>();
+      for (int64_t i = 0; i < x.numel(); ++i) dst[i] = float_to_half(f_(half_to_float(src[i])));
+      return {std::move(y)};
+    }
+    check(x.dtype() == DType::Float32, std::string(name_) + ": input type " +
+                                           std::string(dtype_name(x.dtype())) + " is not supported (float32 only)");
+    Tensor y(DType::Float32, x.dims());
+    const float* src = x.data<float>();
+    float* dst = y.data<float>();
+    const int64_t n = x.numel();
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i) dst[i] = f_(src[i]);
+    return {std::move(y)};
+  }
+
+ private:
+  const char* name_;
+  F f_;
+};
+
+template <typename F>
+std::unique_ptr<Op> make_unary(const char* name, F f) {
+  return std::make_unique<UnaryFloatOp<F>>(name, f);
+}
+
+// Applies f elementwise over numpy-broadcast a and b of the same dtype, writing TOut.
+template <typename TIn, typename TOut, typename F>
+Tensor broadcast_binary(const Tensor& a, const Tensor& b, DType out_type, const char* op, F f) {
+  Tensor y(out_type, broadcast_dims(a.dims(), b.dims(), op));
+  const TIn* pa = a.data<TIn>();
+  const TIn* pb = b.data<TIn>();
+  TOut* py = y.data<TOut>();
+  if (a.dims() == b.dims()) {
+    const int64_t n = y.numel();
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i) py[i] = f(pa[i], pb[i]);
+    return y;
+  }
+  if (y.numel() == 0) return y;
+  const BroadcastPlan plan = plan_broadcast(y.dims(), {&a.dims(), &b.dims()});
+  broadcast_loop<2>(plan, [&](int64_t o, const std::array<int64_t, 2>& off) { py[o] = f(pa[off[0]], pb[off[1]]); });
+  return y;
+}
+
+// An arithmetic op on two same-typed numeric tensors (float32, int8, uint8, int32, int64).
+// F is a generic callable: f(a, b) for a, b of the element type.
+template <typename F>
+class BinaryArithmeticOp final : public Op {
+ public:
+  BinaryArithmeticOp(const char* name, F f) : name_(name), f_(f) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& a = required_input(in, 0, name_, "A");
+    const Tensor& b = required_input(in, 1, name_, "B");
+    check(a.dtype() == b.dtype(), std::string(name_) + ": inputs have different types (" +
+                                      std::string(dtype_name(a.dtype())) + ", " + std::string(dtype_name(b.dtype())) + ")");
+    check(a.dtype() != DType::Float16 && a.dtype() != DType::Bool,
+          std::string(name_) + ": input type " + std::string(dtype_name(a.dtype())) + " is not supported");
+    return {visit_numeric(a.dtype(), [&]<typename T>() {
+      return broadcast_binary<T, T>(a, b, a.dtype(), name_, [&](T x, T y) { return T(f_(x, y)); });
+    })};
+  }
+
+ private:
+  const char* name_;
+  F f_;
+};
+
+template <typename F>
+std::unique_ptr<Op> make_binary(const char* name, F f) {
+  return std::make_unique<BinaryArithmeticOp<F>>(name, f);
+}
+
+// A comparison of two same-typed tensors, producing bool.
+template <typename F>
+class CompareOp final : public Op {
+ public:
+  CompareOp(const char* name, F f) : name_(name), f_(f) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& a = required_input(in, 0, name_, "A");
+    const Tensor& b = required_input(in, 1, name_, "B");
+    check(a.dtype() == b.dtype(), std::string(name_) + ": inputs have different types");
+    if (a.dtype() == DType::Bool)
+      return {broadcast_binary<bool, bool>(a, b, DType::Bool, name_, [&](bool x, bool y) { return f_(x, y); })};
+    check(a.dtype() != DType::Float16, std::string(name_) + ": float16 inputs are not supported");
+    return {visit_numeric(a.dtype(), [&]<typename T>() {
+      return broadcast_binary<T, bool>(a, b, DType::Bool, name_, [&](T x, T y) { return f_(x, y); });
+    })};
+  }
+
+ private:
+  const char* name_;
+  F f_;
+};
+
+template <typename F>
+std::unique_ptr<Op> make_compare(const char* name, F f) {
+  return std::make_unique<CompareOp<F>>(name, f);
+}
+
+// An op over any number of inputs folded pairwise with broadcasting (Min, Max, Sum).
+template <typename F>
+class VariadicOp final : public Op {
+ public:
+  VariadicOp(const char* name, F f) : name_(name), f_(f) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    check(!in.empty() && in[0], std::string(name_) + ": needs at least one input");
+    Tensor acc = in[0]->clone();
+    check(acc.dtype() != DType::Float16 && acc.dtype() != DType::Bool,
+          std::string(name_) + ": input type " + std::string(dtype_name(acc.dtype())) + " is not supported");
+    for (size_t i = 1; i < in.size(); ++i) {
+      const Tensor& b = required_input(in, i, name_, "data");
+      check(b.dtype() == acc.dtype(), std::string(name_) + ": inputs have different types");
+      acc = visit_numeric(acc.dtype(), [&]<typename T>() {
+        return broadcast_binary<T, T>(acc, b, acc.dtype(), name_, [&](T x, T y) { return T(f_(x, y)); });
+      });
+    }
+    return {std::move(acc)};
+  }
+
+ private:
+  const char* name_;
+  F f_;
+};
+
+template <typename F>
+std::unique_ptr<Op> make_variadic(const char* name, F f) {
+  return std::make_unique<VariadicOp<F>>(name, f);
+}
+
+// Input i as a float32 tensor of a op, or an Error naming the op.
+const Tensor& float_input(const Inputs& in, size_t i, const char* op, const char* what);
+
+}  // namespace q8

@@ -1,0 +1,10 @@
+// Equal: C = (A == B) elementwise, bool, with numpy broadcasting.
+#include "engine/ops/elementwise.h"
+
+namespace q8 {
+
+std::unique_ptr<Op> create_equal(const Node&, const OpContext&) {
+  return make_compare("Equal", [](auto a, auto b) { return a == b; });
+}
+
+}  // namespace q8

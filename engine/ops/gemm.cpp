@@ -1,0 +1,52 @@
+// Gemm: Y = alpha · A' · B' + beta · C, A' = transA ? Aᵀ : A ([M, K]), B' = transB ? Bᵀ : B
+// ([K, N]); C is optional and broadcasts (unidirectionally) to [M, N].
+#include "engine/cpu/blas.h"
+#include "engine/ops/broadcast.h"
+#include "engine/ops/elementwise.h"
+
+namespace q8 {
+
+namespace {
+
+class Gemm final : public Op {
+ public:
+  explicit Gemm(const Node& node)
+      : alpha_(node.attr_float("alpha", 1.0f)), beta_(node.attr_float("beta", 1.0f)),
+        trans_a_(node.attr_int("transA", 0) != 0), trans_b_(node.attr_int("transB", 0) != 0), name_(node.describe()) {}
+
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& a = float_input(in, 0, "Gemm", "A");
+    const Tensor& b = float_input(in, 1, "Gemm", "B");
+    check(a.rank() == 2 && b.rank() == 2, name_ + ": A " + dims_to_string(a.dims()) + " and B " + dims_to_string(b.dims()) +
+                                              " must be 2-D");
+    const int64_t m = trans_a_ ? a.dim(1) : a.dim(0), k = trans_a_ ? a.dim(0) : a.dim(1);
+    const int64_t kb = trans_b_ ? b.dim(1) : b.dim(0), n = trans_b_ ? b.dim(0) : b.dim(1);
+    check(k == kb, name_ + ": A' is " + std::to_string(m) + "x" + std::to_string(k) + " but B' is " + std::to_string(kb) +
+                       "x" + std::to_string(n));
+    Tensor y(DType::Float32, {m, n});
+    float beta = 0.0f;
+    if (const Tensor* c = optional_input(in, 2); c && beta_ != 0.0f) {
+      check(c->dtype() == DType::Float32, name_ + ": C must be float32");
+      check(broadcast_dims(c->dims(), y.dims(), "Gemm") == y.dims(),
+            name_ + ": C of shape " + dims_to_string(c->dims()) + " does not broadcast to " + dims_to_string(y.dims()));
+      const BroadcastPlan plan = plan_broadcast(y.dims(), {&c->dims()});
+      const float* pc = c->data<float>();
+      float* py = y.data<float>();
+      if (y.numel() > 0) broadcast_loop<1>(plan, [&](int64_t o, const std::array<int64_t, 1>& off) { py[o] = pc[off[0]]; });
+      beta = beta_;
+    }
+    sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.data<float>(), a.dim(1), b.data<float>(), b.dim(1), beta, y.data<float>(), n);
+    return {std::move(y)};
+  }
+
+ private:
+  float alpha_, beta_;
+  bool trans_a_, trans_b_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> create_gemm(const Node& node, const OpContext&) { return std::make_unique<Gemm>(node); }
+
+}  // namespace q8

@@ -1,0 +1,68 @@
+// MatMul: numpy matmul. 1-D A is [1, K] (then dropped), 1-D B is [K, 1] (then dropped); batch
+// dimensions broadcast. Each batch is one SGEMM.
+#include "engine/cpu/blas.h"
+#include "engine/ops/broadcast.h"
+#include "engine/ops/elementwise.h"
+
+namespace q8 {
+
+namespace {
+
+class MatMul final : public Op {
+ public:
+  explicit MatMul(std::string name) : name_(std::move(name)) {}
+
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& a0 = float_input(in, 0, "MatMul", "A");
+    const Tensor& b0 = float_input(in, 1, "MatMul", "B");
+    check(a0.rank() >= 1 && b0.rank() >= 1, name_ + ": scalar operands are not allowed");
+    const bool a_vec = a0.rank() == 1, b_vec = b0.rank() == 1;
+    const Tensor a = a_vec ? a0.reshaped({1, a0.dim(0)}) : a0;
+    const Tensor b = b_vec ? b0.reshaped({b0.dim(0), 1}) : b0;
+    const int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1);
+    const int64_t kb = b.dim(b.rank() - 2), n = b.dim(b.rank() - 1);
+    check(k == kb, name_ + ": A " + dims_to_string(a0.dims()) + " and B " + dims_to_string(b0.dims()) +
+                       " have inner dimensions " + std::to_string(k) + " and " + std::to_string(kb));
+    const Dims a_batch(a.dims().begin(), a.dims().end() - 2), b_batch(b.dims().begin(), b.dims().end() - 2);
+    const Dims batch = broadcast_dims(a_batch, b_batch, "MatMul");
+    Dims out_dims = batch;
+    if (!a_vec) out_dims.push_back(m);
+    if (!b_vec) out_dims.push_back(n);
+    Tensor y(DType::Float32, out_dims);
+    const int64_t batches = numel(batch);
+    if (y.numel() == 0) return {std::move(y)};
+    // Batch offsets of A and B, by broadcasting their batch dims.
+    std::vector<int64_t> a_off(static_cast<size_t>(batches)), b_off(static_cast<size_t>(batches));
+    if (batches == 1) {
+      a_off[0] = b_off[0] = 0;
+    } else {
+      const BroadcastPlan plan = plan_broadcast(batch, {&a_batch, &b_batch});
+      broadcast_loop<2>(plan, [&](int64_t o, const std::array<int64_t, 2>& off) {
+        a_off[size_t(o)] = off[0] * m * k;
+        b_off[size_t(o)] = off[1] * k * n;
+      });
+    }
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    float* py = y.data<float>();
+    // With B shared by every batch and A contiguous, fold batches into M: one large GEMM.
+    if (b_batch.empty() || numel(b_batch) == 1) {
+      if (numel(a_batch) == batches) {
+        sgemm(false, false, batches * m, n, k, 1.0f, pa, k, pb, n, 0.0f, py, n);
+        return {std::move(y)};
+      }
+    }
+    for (int64_t i = 0; i < batches; ++i)
+      sgemm(false, false, m, n, k, 1.0f, pa + a_off[size_t(i)], k, pb + b_off[size_t(i)], n, 0.0f, py + i * m * n, n);
+    return {std::move(y)};
+  }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> create_matmul(const Node& node, const OpContext&) { return std::make_unique<MatMul>(node.describe()); }
+
+}  // namespace q8

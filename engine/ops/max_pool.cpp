@@ -1,0 +1,71 @@
+// MaxPool: Y[n, c, o…] = max over the window of X (padding never wins). The optional Indices
+// output holds flat indices into X (storage_order 0: row-major; 1: column-major spatial).
+#include <limits>
+
+#include "engine/ops/pooling.h"
+
+namespace q8 {
+
+namespace {
+
+class MaxPool final : public Op {
+ public:
+  explicit MaxPool(const Node& node)
+      : window_(Window::from_node(node)), storage_order_(node.attr_int("storage_order", 0)),
+        outputs_(node.outputs.size()), name_(node.describe()) {}
+
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = required_input(in, 0, "MaxPool", "X");
+    check(x.dtype() == DType::Float32 || x.dtype() == DType::Uint8 || x.dtype() == DType::Int8,
+          name_ + ": input type " + std::string(dtype_name(x.dtype())) + " is not supported");
+    const PoolShape p = resolve_pool(window_, x, name_);
+    const ConvGeometry geo(p.window, p.in_spatial);
+    Tensor y(x.dtype(), p.out_dims);
+    Tensor indices(DType::Int64, p.out_dims);
+    const int64_t planes = x.dim(0) * x.dim(1);
+    visit_numeric(x.dtype(), [&]<typename T>() {
+      const T* px = x.data<T>();
+      T* py = y.data<T>();
+      int64_t* pi = indices.data<int64_t>();
+#pragma omp parallel for schedule(static) if (planes * geo.out_size > 16384)
+      for (int64_t plane = 0; plane < planes; ++plane) {
+        const T* src = px + plane * geo.in_size;
+        for (int64_t o = 0; o < geo.out_size; ++o) {
+          T best = std::numeric_limits<T>::lowest();
+          int64_t best_at = -1;
+          for (int64_t k = 0; k < geo.kernel_size; ++k) {
+            const int64_t off = geo.offset(k, o);
+            if (off >= 0 && (best_at < 0 || src[off] > best)) best = src[off], best_at = off;
+          }
+          py[plane * geo.out_size + o] = best;
+          pi[plane * geo.out_size + o] = plane * geo.in_size + column_major(best_at, p.in_spatial);
+        }
+      }
+    });
+    std::vector<Tensor> out{std::move(y)};
+    if (outputs_ > 1) out.push_back(std::move(indices));
+    return out;
+  }
+
+ private:
+  // A row-major spatial offset re-expressed in the storage order asked for.
+  int64_t column_major(int64_t offset, const Dims& spatial) const {
+    if (storage_order_ == 0 || offset < 0) return offset;
+    int64_t result = 0, scale = 1;
+    std::vector<int64_t> idx(spatial.size());
+    for (size_t d = spatial.size(); d-- > 0;) idx[d] = offset % spatial[d], offset /= spatial[d];
+    for (size_t d = 0; d < spatial.size(); ++d) result += idx[d] * scale, scale *= spatial[d];
+    return result;
+  }
+
+  Window window_;
+  int64_t storage_order_;
+  size_t outputs_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> create_max_pool(const Node& node, const OpContext&) { return std::make_unique<MaxPool>(node); }
+
+}  // namespace q8

@@ -1,0 +1,86 @@
+// Pad: pads = [begin…, end…] per axis (negative values crop). Modes: constant (value, 0 by
+// default), reflect (mirror without repeating the edge), edge (repeat the edge). Opset < 11:
+// pads and value are attributes; from 11: inputs 1 (pads) and 2 (constant_value).
+#include <cstring>
+
+#include "engine/ops/op.h"
+
+namespace q8 {
+
+namespace {
+class Pad final : public Op {
+ public:
+  Pad(const Node& node, int64_t opset) : attr_form_(opset < 11), mode_(node.attr_string("mode", "constant")), name_(node.describe()) {
+    check(mode_ == "constant" || mode_ == "reflect" || mode_ == "edge",
+          name_ + ": mode '" + mode_ + "' is not constant, reflect or edge");
+    if (attr_form_) pads_ = node.attr_ints(opset < 2 ? "paddings" : "pads"), value_ = node.attr_float("value", 0.0f);
+  }
+
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = required_input(in, 0, "Pad", "data");
+    std::vector<int64_t> pads = pads_;
+    Tensor value = Tensor::scalar<float>(value_);
+    if (!attr_form_) {
+      pads = required_input(in, 1, "Pad", "pads").to_int64s();
+      if (const Tensor* v = optional_input(in, 2); v && v->numel() > 0) value = *v;
+    }
+    const size_t rank = x.rank();
+    check(pads.size() == 2 * rank, name_ + ": pads has " + std::to_string(pads.size()) + " values for rank " + std::to_string(rank));
+    Dims out_dims(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      out_dims[d] = x.dim(d) + pads[d] + pads[d + rank];
+      check(out_dims[d] >= 0, name_ + ": pads crop axis " + std::to_string(d) + " below zero");
+      if (mode_ == "reflect") check(x.dim(d) > 1 || (pads[d] <= 0 && pads[d + rank] <= 0),
+                                    name_ + ": reflect padding needs at least 2 elements on axis " + std::to_string(d));
+      if (mode_ == "edge") check(x.dim(d) > 0 || out_dims[d] == 0, name_ + ": edge padding of an empty axis");
+    }
+    Tensor y(x.dtype(), out_dims);
+    const size_t elem = dtype_size(x.dtype());
+    check(value.dtype() == x.dtype() || attr_form_ || value.dtype() == DType::Float32, name_ + ": constant_value type differs from data");
+    std::vector<std::byte> fill(elem);
+    if (value.dtype() == x.dtype()) std::memcpy(fill.data(), value.raw(), elem);
+    else visit_dtype(x.dtype(), [&]<typename T>() {
+      if constexpr (std::is_same_v<T, Float16>) { Float16 h = float_to_half(value.data<float>()[0]); std::memcpy(fill.data(), &h, elem); }
+      else { T v = T(value.data<float>()[0]); std::memcpy(fill.data(), &v, elem); }
+    });
+    std::vector<int64_t> in_strides(rank, 1);
+    for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * x.dim(d);
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t o = 0; o < y.numel(); ++o) {
+      int64_t src = 0;
+      bool outside = false;
+      for (size_t d = 0; d < rank && !outside; ++d) {
+        int64_t i = idx[d] - pads[d];
+        const int64_t n = x.dim(d);
+        if (i < 0 || i >= n) {
+          if (mode_ == "constant") outside = true;
+          else if (mode_ == "edge") i = i < 0 ? 0 : n - 1;
+          else {  // reflect, with period 2(n − 1)
+            const int64_t period = 2 * (n - 1);
+            i = ((i % period) + period) % period;
+            if (i >= n) i = period - i;
+          }
+        }
+        src += i * in_strides[d];
+      }
+      std::memcpy(y.raw() + size_t(o) * elem, outside ? fill.data() : x.raw() + size_t(src) * elem, elem);
+      for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < out_dims[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return {std::move(y)};
+  }
+
+ private:
+  bool attr_form_;
+  std::string mode_;
+  std::vector<int64_t> pads_;
+  float value_ = 0;
+  std::string name_;
+};
+}  // namespace
+
+std::unique_ptr<Op> create_pad(const Node& node, const OpContext& ctx) { return std::make_unique<Pad>(node, ctx.opset); }
+
+}  // namespace q8

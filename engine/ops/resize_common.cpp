@@ -1,0 +1,133 @@
+#include <algorithm>
+#include <limits>
+#include "engine/ops/resize_common.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace q8 {
+
+void check_resize_attrs(const ResizeAttrs& a, const std::string& name) {
+  check(a.mode == "nearest" || a.mode == "linear",
+        name + ": mode '" + a.mode + "' is not supported (nearest and linear are)");
+  const std::string& c = a.coordinate_mode;
+  check(c == "half_pixel" || c == "pytorch_half_pixel" || c == "align_corners" || c == "asymmetric" ||
+            c == "tf_half_pixel_for_nn" || c == "tf_crop_and_resize",
+        name + ": coordinate_transformation_mode '" + c + "' is not supported");
+  const std::string& n = a.nearest_mode;
+  check(n == "round_prefer_floor" || n == "round_prefer_ceil" || n == "floor" || n == "ceil",
+        name + ": nearest_mode '" + n + "' is not supported");
+}
+
+namespace {
+
+// x_original for output coordinate x on one axis.
+double original_coordinate(double x, double scale, int64_t in_len, int64_t out_len, double roi_start, double roi_end,
+                           const std::string& mode) {
+  if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
+  if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (mode == "align_corners") return out_len == 1 ? 0.0 : x * double(in_len - 1) / double(out_len - 1);
+  if (mode == "asymmetric") return x / scale;
+  if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  // tf_crop_and_resize
+  return out_len > 1 ? roi_start * double(in_len - 1) + x * (roi_end - roi_start) * double(in_len - 1) / double(out_len - 1)
+                     : 0.5 * (roi_start + roi_end) * double(in_len - 1);
+}
+
+int64_t nearest_index(double x, const std::string& mode) {
+  if (mode == "floor") return int64_t(std::floor(x));
+  if (mode == "ceil") return int64_t(std::ceil(x));
+  const double f = std::floor(x);
+  if (x - f == 0.5) return int64_t(mode == "round_prefer_ceil" ? f + 1 : f);
+  return int64_t(std::round(x));
+}
+
+// Per output index of one axis: up to two source indices with weights; outside = extrapolate.
+struct AxisTaps {
+  std::vector<int64_t> i0, i1;
+  std::vector<float> w0, w1;
+  std::vector<bool> outside;
+  bool identity = true;
+};
+
+AxisTaps axis_taps(int64_t in_len, int64_t out_len, double scale, double roi_start, double roi_end, const ResizeAttrs& a) {
+  AxisTaps t;
+  for (int64_t o = 0; o < out_len; ++o) {
+    const double x = original_coordinate(double(o), scale, in_len, out_len, roi_start, roi_end, a.coordinate_mode);
+    const bool outside = a.coordinate_mode == "tf_crop_and_resize" && (x < 0 || x > double(in_len - 1));
+    int64_t i0, i1;
+    float w0, w1;
+    if (a.mode == "nearest") {
+      i0 = i1 = std::clamp<int64_t>(nearest_index(x, a.nearest_mode), 0, in_len - 1);
+      w0 = 1, w1 = 0;
+    } else {
+      const double f = std::floor(x);
+      const double r = x - f;
+      i0 = std::clamp<int64_t>(int64_t(f), 0, in_len - 1);
+      i1 = std::clamp<int64_t>(int64_t(f) + 1, 0, in_len - 1);
+      w0 = float(1 - r), w1 = float(r);
+    }
+    t.i0.push_back(i0), t.i1.push_back(i1), t.w0.push_back(w0), t.w1.push_back(w1), t.outside.push_back(outside);
+    t.identity = t.identity && in_len == out_len && i0 == o && (w1 == 0 || i1 == i0) && !outside;
+  }
+  return t;
+}
+
+}  // namespace
+
+Tensor interpolate(const Tensor& x, const Dims& out_dims, const std::vector<float>& scales, const std::vector<float>& roi,
+                   const ResizeAttrs& a) {
+  const size_t rank = x.rank();
+  std::vector<AxisTaps> taps;
+  for (size_t d = 0; d < rank; ++d) {
+    const double start = roi.size() == 2 * rank ? roi[d] : 0.0, end = roi.size() == 2 * rank ? roi[d + rank] : 1.0;
+    taps.push_back(axis_taps(x.dim(d), out_dims[d], scales[d], start, end, a));
+  }
+  Tensor y(x.dtype(), out_dims);
+  std::vector<int64_t> strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * x.dim(d);
+  std::vector<size_t> active;  // axes that interpolate
+  for (size_t d = 0; d < rank; ++d)
+    if (!taps[d].identity) active.push_back(d);
+  const bool linear = a.mode == "linear";
+  check(!linear || x.dtype() == DType::Float32, "Resize: linear mode needs float32 input");
+  std::vector<int64_t> idx(rank, 0);
+  const size_t elem = dtype_size(x.dtype());
+  for (int64_t o = 0; o < y.numel(); ++o) {
+    bool outside = false;
+    int64_t base = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      outside = outside || taps[d].outside[size_t(idx[d])];
+      base += taps[d].i0[size_t(idx[d])] * strides[d];
+    }
+    if (outside) {
+      if (x.dtype() == DType::Float32) y.data<float>()[o] = a.extrapolation_value;
+    } else if (!linear) {
+      std::memcpy(y.raw() + size_t(o) * elem, x.raw() + size_t(base) * elem, elem);
+    } else {
+      // Σ over the 2^|active| corners of Π weights · x[corner].
+      float sum = 0;
+      const float* px = x.data<float>();
+      for (size_t corner = 0; corner < (size_t(1) << active.size()); ++corner) {
+        float w = 1;
+        int64_t off = base;
+        for (size_t k = 0; k < active.size(); ++k) {
+          const size_t d = active[k];
+          const AxisTaps& t = taps[d];
+          const size_t i = size_t(idx[d]);
+          if (corner >> k & 1) w *= t.w1[i], off += (t.i1[i] - t.i0[i]) * strides[d];
+          else w *= t.w0[i];
+        }
+        if (w != 0) sum += w * px[off];
+      }
+      y.data<float>()[o] = sum;
+    }
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < out_dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return y;
+}
+
+}  // namespace q8

@@ -1,0 +1,50 @@
+#include "engine/ops/strided_copy.h"
+
+#include <cstring>
+
+namespace q8 {
+
+std::vector<int64_t> dense_strides(const Dims& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+namespace {
+template <typename T>
+void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides, const Dims& dims, T* dst) {
+  const size_t rank = dims.size();
+  const int64_t inner = dims[rank - 1], step = strides[rank - 1];
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d) rows *= dims[d];
+#pragma omp parallel for schedule(static) if (rows * inner > 65536 && rows > 1)
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t base = offset, rest = row;
+    for (size_t d = rank - 1; d-- > 0;) {
+      base += (rest % dims[d]) * strides[d];
+      rest /= dims[d];
+    }
+    T* out = dst + row * inner;
+    if (step == 1) {
+      std::memcpy(out, src + base, size_t(inner) * sizeof(T));
+    } else {
+      for (int64_t j = 0; j < inner; ++j) out[j] = src[base + j * step];
+    }
+  }
+}
+}  // namespace
+
+void gather_strided(const Tensor& src, int64_t offset, const std::vector<int64_t>& src_strides, Tensor& dst) {
+  if (dst.numel() == 0) return;
+  Dims dims = dst.dims();
+  std::vector<int64_t> strides = src_strides;
+  if (dims.empty()) dims = {1}, strides = {1};
+  switch (dtype_size(src.dtype())) {
+    case 1: copy_rows(reinterpret_cast<const uint8_t*>(src.raw()), offset, strides, dims, reinterpret_cast<uint8_t*>(dst.raw())); break;
+    case 2: copy_rows(reinterpret_cast<const uint16_t*>(src.raw()), offset, strides, dims, reinterpret_cast<uint16_t*>(dst.raw())); break;
+    case 4: copy_rows(reinterpret_cast<const uint32_t*>(src.raw()), offset, strides, dims, reinterpret_cast<uint32_t*>(dst.raw())); break;
+    default: copy_rows(reinterpret_cast<const uint64_t*>(src.raw()), offset, strides, dims, reinterpret_cast<uint64_t*>(dst.raw())); break;
+  }
+}
+
+}  // namespace q8

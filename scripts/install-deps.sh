@@ -1,0 +1,42 @@
+#!/bin/sh
+# Installs q8's build, test and demo dependencies from Debian's packages.
+# Idempotent: packages already present are left alone; runs as root or through sudo.
+set -eu
+
+PACKAGES="
+  build-essential cmake ninja-build pkg-config
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libopenblas-dev libcli11-dev libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libhdf5-dev libstb-dev zlib1g-dev
+  ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
+  libonnx-testdata dataset-fashion-mnist
+  python3-numpy python3-onnx python3-scipy python3-torch
+"
+# Node.js runs ONNX Runtime's npm package; a machine that already has npm keeps its own.
+command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs npm"
+
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+
+missing=""
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -n "$missing" ]; then
+  echo "install-deps: installing$missing"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+else
+  echo "install-deps: all Debian packages present"
+fi
+
+# ONNX Runtime's CPU runtime, the oracle for tests and benchmarks (npm; its install script
+# downloads GPU files, so it is skipped).
+ORT_DIR="$(cd "$(dirname "$0")/.." && pwd)/.deps/ort"
+if [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ]; then
+  echo "install-deps: installing onnxruntime-node into $ORT_DIR"
+  mkdir -p "$ORT_DIR"
+  (cd "$ORT_DIR" && npm install --no-audit --no-fund --ignore-scripts --prefix "$ORT_DIR" onnxruntime-node@1.22.0 >/dev/null)
+fi

@@ -1,0 +1,11 @@
+// The q8 subcommands. Each file registers one subcommand; the CLI holds no library logic.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace q8::cli {
+
+void add_inspect_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+
+}  // namespace q8::cli

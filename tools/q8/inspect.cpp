@@ -1,0 +1,49 @@
+// q8 inspect MODEL: inputs, outputs, shapes, op counts, unsupported ops with node names.
+#include <cstdio>
+#include <map>
+
+#include "engine/cpu/executor.h"
+#include "engine/onnx/import.h"
+#include "tools/q8/commands.h"
+
+namespace q8::cli {
+
+namespace {
+
+void print_values(const char* title, const std::vector<ValueInfo>& values) {
+  std::printf("%s (%zu):\n", title, values.size());
+  for (const ValueInfo& v : values)
+    std::printf("  %-32s %-8s %s\n", v.name.c_str(), std::string(dtype_name(v.dtype)).c_str(), v.shape_string().c_str());
+}
+
+void inspect(const std::string& path) {
+  const Graph g = load_model(path);
+  std::printf("model:     %s\n", path.c_str());
+  std::printf("producer:  %s %s\n", g.producer_name.c_str(), g.producer_version.c_str());
+  std::printf("ir:        %lld\n", static_cast<long long>(g.ir_version));
+  std::printf("opsets:   ");
+  for (const auto& o : g.opsets) std::printf(" %s:%lld", o.domain.empty() ? "ai.onnx" : o.domain.c_str(), static_cast<long long>(o.version));
+  std::printf("\n");
+  print_values("inputs", g.inputs);
+  print_values("outputs", g.outputs);
+  int64_t params = 0;
+  for (const auto& [name, t] : g.initializers) params += t.numel();
+  std::printf("initializers: %zu (%lld values)\n", g.initializers.size(), static_cast<long long>(params));
+  std::map<std::string, int> counts;
+  for (const Node& n : g.nodes) ++counts[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
+  std::printf("nodes: %zu\n", g.nodes.size());
+  for (const auto& [op, count] : counts) std::printf("  %-28s %d\n", op.c_str(), count);
+  const std::string unsupported = unsupported_ops(g, cpu_backend());
+  std::printf("unsupported ops: %s\n", unsupported.empty() ? "none" : unsupported.c_str());
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("inspect", "Print a model's inputs, outputs, op counts and unsupported ops");
+  auto path = std::make_shared<std::string>();
+  cmd->add_option("model", *path, "ONNX model")->required();
+  cmd->callback([path] { inspect(*path); });
+}
+
+}  // namespace q8::cli

@@ -1,0 +1,26 @@
+// q8: post-training INT8 quantization of ONNX models.
+#include <cstdio>
+#include <exception>
+
+#include "engine/ir/error.h"
+#include "tools/q8/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"q8 " Q8_VERSION " — post-training INT8 quantization of ONNX models", "q8"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "q8 " Q8_VERSION);
+  q8::cli::add_inspect_command(app);
+  q8::cli::add_run_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const q8::Error& e) {
+    std::fprintf(stderr, "q8: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "q8: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,84 @@
+// q8 run MODEL [--input NAME=FILE]... --output-dir DIR: runs the FP32 graph on the CPU and writes
+// DIR/<output>.npy for every graph output.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "engine/cpu/blas.h"
+#include "engine/cpu/executor.h"
+#include "engine/io/npy.h"
+#include "engine/onnx/import.h"
+#include "engine/onnx/tensor_proto.h"
+#include "tools/q8/commands.h"
+#include "tools/q8/tensor_args.h"
+
+namespace q8::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string model;
+  std::vector<std::string> inputs;  // NAME=FILE
+  std::vector<std::string> shapes;  // NAME=1x3x224x224
+  std::string output_dir;
+  std::string device = "cpu";
+  uint64_t seed = kDefaultSeed;
+  int threads = 0;
+  bool dump_output = false;
+};
+
+void print_output(const std::string& name, const Tensor& t) {
+  std::printf("  %s: %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
+  if (t.dtype() != DType::Float32 || t.rank() != 2) return;
+  const float* p = t.data<float>();
+  for (int64_t r = 0; r < t.dim(0); ++r) {
+    int64_t best = 0;
+    for (int64_t c = 1; c < t.dim(1); ++c)
+      if (p[r * t.dim(1) + c] > p[r * t.dim(1) + best]) best = c;
+    std::printf("    [%lld] top-1 %lld (%.4f)\n", static_cast<long long>(r), static_cast<long long>(best), p[r * t.dim(1) + best]);
+  }
+}
+
+void run(const RunOptions& o) {
+  if (o.threads > 0) set_compute_threads(o.threads);
+  std::printf("=== q8 run ===\nmodel:      %s\ndevice:     %s\nthreads:    %d\noutput dir: %s\n", o.model.c_str(),
+              o.device.c_str(), compute_threads(), o.output_dir.c_str());
+  Executor exec(load_model(o.model));
+  const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
+  for (const auto& [name, t] : inputs)
+    std::printf("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
+  const auto start = std::chrono::steady_clock::now();
+  const TensorMap outputs = exec.run(inputs);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::error_code ec;
+  std::filesystem::create_directories(o.output_dir, ec);
+  check(!ec && std::filesystem::is_directory(o.output_dir), o.output_dir + ": cannot create output directory");
+  std::printf("ran in %.2f ms\noutputs:\n", ms);
+  for (const auto& [name, t] : outputs) {
+    const std::string path = (std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).string();
+    write_npy(path, t);
+    if (o.dump_output) print_output(name, t);
+    else std::printf("  %s -> %s\n", name.c_str(), path.c_str());
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "Run the FP32 graph on the CPU and write every output as .npy");
+  auto o = std::make_shared<RunOptions>();
+  cmd->add_option("model", o->model, "ONNX model")->required();
+  cmd->add_option("--input", o->inputs, "NAME=FILE (.npy or ONNX TensorProto .pb); repeat per input. "
+                                        "Inputs not given are deterministic random tensors");
+  cmd->add_option("--shape", o->shapes, "NAME=DxDx… fixes the dynamic dimensions of a generated input "
+                                        "(others default to 1)");
+  cmd->add_option("--output-dir", o->output_dir, "directory for <output name>.npy")->required();
+  cmd->add_option("--device", o->device, "device to run on")->capture_default_str()->check(CLI::IsMember({"cpu"}));
+  cmd->add_option("--seed", o->seed, "seed of generated inputs")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str();
+  cmd->add_flag("--dump-output", o->dump_output, "print each output's shape, and the top-1 of each row of 2-D outputs");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace q8::cli

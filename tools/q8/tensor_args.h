@@ -1,0 +1,27 @@
+// Turning NAME=FILE and NAME=SHAPE arguments into input tensors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/cpu/executor.h"
+
+namespace q8::cli {
+
+inline constexpr uint64_t kDefaultSeed = 1;
+
+// Splits "NAME=VALUE"; Error naming the flag when '=' is missing.
+std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* flag);
+// Parses "1x3x224x224".
+Dims parse_dims(const std::string& text, const std::string& what);
+// Reads a tensor from .npy or .pb by extension.
+Tensor read_tensor_file(const std::string& path);
+// Every graph input: from --input files, or deterministic random tensors of --shape dims
+// (symbolic dims default to 1). Unknown names are errors.
+TensorMap gather_inputs(const Graph& graph, const std::vector<std::string>& files, const std::vector<std::string>& shapes,
+                        uint64_t seed);
+// A name usable as a file name ('/' and other separators become '_').
+std::string file_safe_name(const std::string& name);
+
+}  // namespace q8::cli
