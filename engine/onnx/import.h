@@ -10,7 +10,7 @@ namespace q8 {
 // The newest default-domain opset q8 accepts.
 inline constexpr int64_t kMaxOpset = 17;
 // The oldest default-domain opset q8 accepts.
-inline constexpr int64_t kMinOpset = 6;
+inline constexpr int64_t kMinOpset = 1;
 
 // Reads path (initializers, Constant nodes and external-data files beside it) into a Graph.
 // Nodes come back in topological order. Errors start with the path and name what is wrong:

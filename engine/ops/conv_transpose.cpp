@@ -88,11 +88,11 @@ class ConvTranspose final : public Op {
       if (!target.empty()) {
         check(target.size() == rank, name_ + ": output_shape has " + std::to_string(target.size()) + " spatial values for rank " +
                                          std::to_string(rank));
+        // total < 0 (output_shape beyond the full output) extends the output at the end, as
+        // output_padding does. ONNX: SAME_UPPER puts floor(total / 2) first, otherwise the rest.
         const int64_t total = full - target[d];
-        check(total >= 0, name_ + ": output_shape " + std::to_string(target[d]) + " is larger than the full output " +
-                              std::to_string(full));
-        // ONNX: SAME_UPPER puts the smaller half first; otherwise the larger half first.
-        r.pad_begin[d] = window_.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor(total / 2)
+        r.pad_begin[d] = window_.auto_pad == "SAME_UPPER" ? half : total - half;
         r.pad_end[d] = total - r.pad_begin[d];
       } else if (window_.auto_pad == "VALID") {
         r.pad_begin[d] = r.pad_end[d] = 0;

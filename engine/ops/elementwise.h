@@ -127,6 +127,7 @@ class VariadicOp final : public Op {
   VariadicOp(const char* name, F f) : name_(name), f_(f) {}
   std::vector<Tensor> run(const Inputs& in) const override {
     check(!in.empty() && in[0], std::string(name_) + ": needs at least one input");
+    if (in[0]->dtype() == DType::Float16) return {run_as_float(in)};
     Tensor acc = in[0]->clone();
     check(acc.dtype() != DType::Float16 && acc.dtype() != DType::Bool,
           std::string(name_) + ": input type " + std::string(dtype_name(acc.dtype())) + " is not supported");
@@ -141,6 +142,23 @@ class VariadicOp final : public Op {
   }
 
  private:
+  // float16 inputs: computed in float32, rounded back to float16.
+  Tensor run_as_float(const Inputs& in) const {
+    std::vector<Tensor> widened;
+    Inputs args;
+    for (const Tensor* t : in) {
+      check(t && t->dtype() == DType::Float16, std::string(name_) + ": inputs have different types");
+      Tensor f(DType::Float32, t->dims());
+      for (int64_t i = 0; i < t->numel(); ++i) f.data<float>()[i] = half_to_float(t->data<Float16>()[i]);
+      widened.push_back(std::move(f));
+    }
+    for (const Tensor& t : widened) args.push_back(&t);
+    const Tensor r = run(args)[0];
+    Tensor out(DType::Float16, r.dims());
+    for (int64_t i = 0; i < r.numel(); ++i) out.data<Float16>()[i] = float_to_half(r.data<float>()[i]);
+    return out;
+  }
+
   const char* name_;
   F f_;
 };

@@ -21,16 +21,17 @@ void check_resize_attrs(const ResizeAttrs& a, const std::string& name) {
 
 namespace {
 
-// x_original for output coordinate x on one axis.
-double original_coordinate(double x, double scale, int64_t in_len, int64_t out_len, double roi_start, double roi_end,
+// x_original for output coordinate x on one axis. As in ONNX's reference, the resized length
+// in these formulas is in_len · scale, before the output size is floored.
+double original_coordinate(double x, double scale, int64_t in_len, double out_len, double roi_start, double roi_end,
                            const std::string& mode) {
   if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
   if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  if (mode == "align_corners") return out_len == 1 ? 0.0 : x * double(in_len - 1) / double(out_len - 1);
+  if (mode == "align_corners") return out_len == 1 ? 0.0 : x * double(in_len - 1) / (out_len - 1);
   if (mode == "asymmetric") return x / scale;
   if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
   // tf_crop_and_resize
-  return out_len > 1 ? roi_start * double(in_len - 1) + x * (roi_end - roi_start) * double(in_len - 1) / double(out_len - 1)
+  return out_len > 1 ? roi_start * double(in_len - 1) + x * (roi_end - roi_start) * double(in_len - 1) / (out_len - 1)
                      : 0.5 * (roi_start + roi_end) * double(in_len - 1);
 }
 
@@ -53,7 +54,7 @@ struct AxisTaps {
 AxisTaps axis_taps(int64_t in_len, int64_t out_len, double scale, double roi_start, double roi_end, const ResizeAttrs& a) {
   AxisTaps t;
   for (int64_t o = 0; o < out_len; ++o) {
-    const double x = original_coordinate(double(o), scale, in_len, out_len, roi_start, roi_end, a.coordinate_mode);
+    const double x = original_coordinate(double(o), scale, in_len, double(in_len) * scale, roi_start, roi_end, a.coordinate_mode);
     const bool outside = a.coordinate_mode == "tf_crop_and_resize" && (x < 0 || x > double(in_len - 1));
     int64_t i0, i1;
     float w0, w1;

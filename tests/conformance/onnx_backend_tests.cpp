@@ -1,0 +1,182 @@
+// Runs ONNX's own backend test data (Debian's libonnx-testdata) through q8's CPU executor.
+//
+//   onnx_backend_tests DATA_DIR SKIPS_FILE
+//
+// Every test whose ops all have a q8 implementation runs, unless SKIPS_FILE lists it with a
+// reason; tests with other ops are counted as skipped (unsupported). Each output is compared
+// with its expected .pb: integers and bools exactly, floats within |got − want| <= kAbsTol +
+// kRelTol·|want| (NaN must match NaN), the tolerance ONNX's own backend runner uses. Exits non-zero on any
+// failure, or when a test of a required op did not run.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <onnx/onnx_pb.h>
+
+#include "engine/cpu/executor.h"
+#include "engine/io/atomic_write.h"
+#include "engine/onnx/import.h"
+#include "engine/onnx/tensor_proto.h"
+
+namespace fs = std::filesystem;
+using namespace q8;
+
+namespace {
+
+constexpr double kRelTol = 1e-3;
+constexpr double kAbsTol = 1e-5;
+const char* const kSuites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+const char* const kRequiredOps[] = {"Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization"};
+
+std::map<std::string, std::string> read_skips(const std::string& path) {
+  std::map<std::string, std::string> skips;
+  std::ifstream in(path);
+  check(bool(in), path + ": cannot read the skip list");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string name, reason;
+    fields >> name;
+    std::getline(fields, reason);
+    reason.erase(0, reason.find_first_not_of(" \t"));
+    check(!reason.empty(), path + ": skip of " + name + " gives no reason");
+    skips[name] = reason;
+  }
+  return skips;
+}
+
+// The op types of a model, read from its protobuf without importing it.
+std::set<std::string> op_types(const std::string& model_path, bool& all_supported) {
+  onnx::ModelProto model;
+  const std::string bytes = read_file(model_path);
+  check(model.ParseFromString(bytes), model_path + ": not an ONNX model");
+  std::set<std::string> ops;
+  all_supported = true;
+  for (const auto& n : model.graph().node()) {
+    ops.insert(n.op_type());
+    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    if (!default_domain || !find_op(n.op_type())) all_supported = false;
+  }
+  return ops;
+}
+
+// "" when got matches want, else a description of the first mismatch.
+std::string compare(const Tensor& got, const Tensor& want) {
+  if (got.dtype() != want.dtype())
+    return std::string("dtype ") + std::string(dtype_name(got.dtype())) + ", expected " + std::string(dtype_name(want.dtype()));
+  if (got.dims() != want.dims()) return "shape " + dims_to_string(got.dims()) + ", expected " + dims_to_string(want.dims());
+  const bool floating = is_floating(want.dtype());
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double g = got.element_as_double(i), w = want.element_as_double(i);
+    bool ok;
+    if (floating) ok = (std::isnan(g) && std::isnan(w)) || (g == w) || std::fabs(g - w) <= kAbsTol + kRelTol * std::fabs(w);
+    else ok = g == w;
+    if (!ok) {
+      std::ostringstream s;
+      s << "element " << i << ": got " << g << ", expected " << w;
+      return s.str();
+    }
+  }
+  return "";
+}
+
+// Runs one test directory; "" on success, else why it failed.
+std::string run_test(const fs::path& dir) {
+  try {
+    Executor exec(load_model((dir / "model.onnx").string()));
+    const Graph& g = exec.graph();
+    std::vector<fs::path> sets;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+    std::sort(sets.begin(), sets.end());
+    check(!sets.empty(), "no test_data_set_* directory");
+    for (const auto& set : sets) {
+      TensorMap inputs;
+      for (size_t i = 0;; ++i) {
+        const fs::path p = set / ("input_" + std::to_string(i) + ".pb");
+        if (!fs::exists(p)) break;
+        std::string name;
+        Tensor t = read_tensor_pb(p.string(), &name);
+        if (name.empty() || !g.find_input(name)) {
+          check(i < g.inputs.size(), "more input files than model inputs");
+          name = g.inputs[i].name;
+        }
+        inputs[name] = t;
+      }
+      const TensorMap outputs = exec.run(inputs);
+      for (size_t i = 0; i < g.outputs.size(); ++i) {
+        const fs::path p = set / ("output_" + std::to_string(i) + ".pb");
+        if (!fs::exists(p)) continue;
+        const Tensor want = read_tensor_pb(p.string());
+        const std::string diff = compare(outputs.at(g.outputs[i].name), want);
+        if (!diff.empty()) return set.filename().string() + " output '" + g.outputs[i].name + "': " + diff;
+      }
+    }
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s DATA_DIR SKIPS_FILE\n", argv[0]);
+    return 2;
+  }
+  const fs::path root = argv[1];
+  const auto skips = read_skips(argv[2]);
+  int ran = 0, passed = 0, failed = 0, unsupported = 0, listed = 0;
+  std::map<std::string, int> ran_per_op;
+  std::set<std::string> seen;
+  for (const char* suite : kSuites) {
+    if (!fs::is_directory(root / suite)) {
+      std::fprintf(stderr, "missing suite directory %s\n", (root / suite).c_str());
+      return 1;
+    }
+    std::vector<fs::path> tests;
+    for (const auto& e : fs::directory_iterator(root / suite))
+      if (fs::exists(e.path() / "model.onnx")) tests.push_back(e.path());
+    std::sort(tests.begin(), tests.end());
+    for (const auto& dir : tests) {
+      const std::string name = std::string(suite) + "/" + dir.filename().string();
+      seen.insert(name);
+      bool supported = false;
+      const auto ops = op_types((dir / "model.onnx").string(), supported);
+      if (!supported) {
+        ++unsupported;
+        continue;
+      }
+      if (skips.count(name)) {
+        ++listed;
+        continue;
+      }
+      ++ran;
+      const std::string error = run_test(dir);
+      if (error.empty()) {
+        ++passed;
+        for (const auto& op : ops) ++ran_per_op[op];
+      } else {
+        ++failed;
+        std::printf("FAIL %s: %s\n", name.c_str(), error.c_str());
+      }
+    }
+  }
+  for (const auto& [name, reason] : skips)
+    if (!seen.count(name)) std::printf("note: skip list names %s, which is not in the test data\n", name.c_str());
+  int missing_required = 0;
+  for (const char* op : kRequiredOps) {
+    std::printf("%-20s %3d tests passed\n", op, ran_per_op[op]);
+    if (ran_per_op[op] == 0) ++missing_required;
+  }
+  std::printf("ONNX backend tests: %d ran, %d passed, %d failed; skipped %d with unsupported ops, %d listed in %s\n", ran,
+              passed, failed, unsupported, listed, argv[2]);
+  return failed == 0 && missing_required == 0 ? 0 : 1;
+}
