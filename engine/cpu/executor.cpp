@@ -102,6 +102,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
       if (!node.outputs[k].empty()) needed = k + 1;
     check(outputs.size() >= needed, node_context(node, i) + ": produced " + std::to_string(outputs.size()) +
                                         " outputs, the model uses " + std::to_string(needed));
+    live_values_ = values.size() - graph_.initializers.size() + outputs.size();
     if (hook_) hook_(node, i, outputs);
     for (size_t k = 0; k < node.outputs.size() && k < outputs.size(); ++k)
       if (!node.outputs[k].empty()) values[node.outputs[k]] = std::move(outputs[k]);

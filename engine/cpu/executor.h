@@ -34,6 +34,10 @@ class Executor {
   // that fits its declared dims; the Error names the input and what does not fit.
   TensorMap run(const TensorMap& inputs);
 
+  // Values held during the current run (inputs, initializers excluded): what freeing after last
+  // use keeps small. Valid inside the hook.
+  size_t live_values() const { return live_values_; }
+
  private:
   void check_inputs(const TensorMap& inputs) const;
 
@@ -41,6 +45,7 @@ class Executor {
   std::vector<std::unique_ptr<PreparedNode>> prepared_;
   std::vector<std::vector<std::string>> frees_after_;  // per node: values read last by it
   NodeHook hook_;
+  size_t live_values_ = 0;
 };
 
 }  // namespace q8

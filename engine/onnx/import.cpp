@@ -133,22 +133,36 @@ void check_opset(const onnx::ModelProto& model) {
   check(has_default || model.opset_import_size() > 0, "the model imports no opset");
 }
 
+// onnx::checker, its message on one line. An unsorted node order is accepted: q8 sorts nodes.
+void run_checker(const onnx::ModelProto& model, const std::string& model_path) {
+  try {
+    // With external data the checker must see the file's directory, which only its
+    // path-taking form knows.
+    bool external = false;
+    for (const auto& init : model.graph().initializer()) external = external || init.data_location() == onnx::TensorProto::EXTERNAL;
+    if (external && !model_path.empty()) onnx::checker::check_model(model_path);
+    else onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    std::string msg;
+    for (char c : std::string(e.what())) {
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+      if (!(c == ' ' && !msg.empty() && msg.back() == ' ')) msg += c;
+    }
+    while (!msg.empty() && msg.back() == ' ') msg.pop_back();
+    if (msg.find("topologically sorted") != std::string::npos) return;
+    throw Error("ONNX checker rejected the model: " + msg);
+  }
+}
+
 }  // namespace
 
-Graph parse_model(const std::string& bytes, const std::string& base_dir, const std::string& what) {
+Graph parse_model(const std::string& bytes, const std::string& base_dir, const std::string& what,
+                  const std::string& model_path) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes) || !model.has_graph() || model.ir_version() <= 0)
     throw Error(what + ": not an ONNX model (protobuf parsing failed; the file is truncated or of another format)");
   try {
     check_opset(model);
-    try {
-      onnx::checker::check_model(model);
-    } catch (const std::exception& e) {
-      std::string msg = e.what();
-      while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-      throw Error("ONNX checker rejected the model: " + msg.substr(0, msg.find('\n')));
-    }
-
     Graph graph;
     const auto& g = model.graph();
     graph.name = g.name();
@@ -165,7 +179,8 @@ Graph parse_model(const std::string& bytes, const std::string& base_dir, const s
     for (const auto& n : g.node()) graph.nodes.push_back(node_from_proto(n, base_dir));
     for (const auto& in : graph.inputs)
       check(in.dtype != DType::Undefined, "input '" + in.name + "' has an unsupported or missing type");
-    sort_topologically(graph);
+    sort_topologically(graph);  // before the checker: q8's message names node and value
+    run_checker(model, model_path);
     return graph;
   } catch (const Error& e) {
     throw e.with_context(what);
@@ -174,7 +189,7 @@ Graph parse_model(const std::string& bytes, const std::string& base_dir, const s
 
 Graph load_model(const std::string& path) {
   const std::string bytes = read_file(path);
-  return parse_model(bytes, std::filesystem::path(path).parent_path().string(), path);
+  return parse_model(bytes, std::filesystem::path(path).parent_path().string(), path, path);
 }
 
 }  // namespace q8

@@ -1,0 +1,159 @@
+// ONNX import and export: external data, Constant nodes, round trips that onnx::checker accepts
+// and that compute the same outputs, and the errors for broken files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/cpu/executor.h"
+#include "engine/io/atomic_write.h"
+#include "engine/io/npy.h"
+#include "engine/onnx/export.h"
+#include "engine/onnx/import.h"
+#include "engine/onnx/tensor_proto.h"
+
+namespace q8 {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("q8_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+const std::string kFashion = Q8_SOURCE_DIR "/datasets/models/fashion_cnn.onnx";
+const std::string kSamples = Q8_SOURCE_DIR "/datasets/samples/fashion-mnist/images.npy";
+
+TEST(Import, ShippedModelMatchesPyTorch) {
+  Executor exec(load_model(kFashion));
+  const Tensor logits = exec.run({{"input", read_npy(kSamples)}}).at("logits");
+  const Tensor want = read_npy(Q8_SOURCE_DIR "/datasets/samples/fashion-mnist/expected_logits.npy");
+  ASSERT_EQ(logits.dims(), want.dims());
+  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(logits.data<float>()[i], want.data<float>()[i], 1e-4);
+}
+
+TEST(Export, RoundTripIsEquivalentAndChecked) {
+  const fs::path dir = temp_dir("roundtrip");
+  const Graph g = load_model(kFashion);
+  save_model(g, (dir / "copy.onnx").string());  // save_model runs onnx::checker
+  const Graph back = load_model((dir / "copy.onnx").string());
+  EXPECT_EQ(back.nodes.size(), g.nodes.size());
+  EXPECT_EQ(back.opset(), g.opset());
+  const Tensor x = read_npy(kSamples);
+  const Tensor a = Executor(g).run({{"input", x}}).at("logits");
+  const Tensor b = Executor(back).run({{"input", x}}).at("logits");
+  for (int64_t i = 0; i < a.numel(); ++i) ASSERT_EQ(a.data<float>()[i], b.data<float>()[i]);
+  fs::remove_all(dir);
+}
+
+TEST(Import, ExternalDataBesideTheModel) {
+  const fs::path dir = temp_dir("external");
+  onnx::ModelProto model = to_model_proto(load_model(kFashion));
+  // Move every initializer's bytes into weights.bin.
+  std::ofstream bin(dir / "weights.bin", std::ios::binary);
+  int64_t offset = 0;
+  for (auto& init : *model.mutable_graph()->mutable_initializer()) {
+    const std::string bytes = init.raw_data();
+    bin.write(bytes.data(), std::streamsize(bytes.size()));
+    init.clear_raw_data();
+    init.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [&](const char* k, const std::string& v) {
+      auto* e = init.add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", "weights.bin");
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(bytes.size()));
+    offset += int64_t(bytes.size());
+  }
+  bin.close();
+  write_file_atomically((dir / "external.onnx").string(), model.SerializeAsString());
+  const Tensor x = read_npy(kSamples);
+  const Tensor a = Executor(load_model(kFashion)).run({{"input", x}}).at("logits");
+  const Tensor b = Executor(load_model((dir / "external.onnx").string())).run({{"input", x}}).at("logits");
+  for (int64_t i = 0; i < a.numel(); ++i) ASSERT_EQ(a.data<float>()[i], b.data<float>()[i]);
+  fs::remove(dir / "weights.bin");
+  EXPECT_THROW(load_model((dir / "external.onnx").string()), Error);
+  fs::remove_all(dir);
+}
+
+void expect_load_error(const std::string& path, const std::string& text) {
+  try {
+    load_model(path);
+    ADD_FAILURE() << "expected an error containing: " << text;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(Import, ErrorsNameTheFileAndTheProblem) {
+  const fs::path dir = temp_dir("errors");
+  expect_load_error((dir / "absent.onnx").string(), "absent.onnx: no such file");
+  write_file_atomically((dir / "text.onnx").string(), "this is not a model\n");
+  expect_load_error((dir / "text.onnx").string(), "text.onnx: not an ONNX model");
+  const std::string bytes = read_file(kFashion);
+  write_file_atomically((dir / "half.onnx").string(), bytes.substr(0, bytes.size() / 2));
+  expect_load_error((dir / "half.onnx").string(), "half.onnx: not an ONNX model");
+
+  onnx::ModelProto newer = to_model_proto(load_model(kFashion));
+  newer.mutable_opset_import(0)->set_version(kMaxOpset + 2);
+  write_file_atomically((dir / "newer.onnx").string(), newer.SerializeAsString());
+  expect_load_error((dir / "newer.onnx").string(), "opset 19 is newer than the newest q8 supports (17)");
+
+  onnx::ModelProto missing = to_model_proto(load_model(kFashion));
+  auto* inits = missing.mutable_graph()->mutable_initializer();
+  std::string dropped = inits->Get(0).name();
+  inits->DeleteSubrange(0, 1);
+  write_file_atomically((dir / "missing.onnx").string(), missing.SerializeAsString());
+  expect_load_error((dir / "missing.onnx").string(), "'" + dropped + "'");
+  fs::remove_all(dir);
+}
+
+TEST(TensorProto, RoundTripsEveryDtype) {
+  for (DType t : {DType::Float32, DType::Float16, DType::Int8, DType::Uint8, DType::Int32, DType::Int64, DType::Bool}) {
+    Tensor x(t, {2, 3});
+    for (size_t i = 0; i < x.nbytes(); ++i) x.raw()[i] = std::byte(t == DType::Bool ? (i % 2) : (i * 7 + 1));
+    onnx::TensorProto proto;
+    tensor_to_proto(x, proto);
+    const Tensor y = tensor_from_proto(proto, "");
+    ASSERT_EQ(y.dtype(), t);
+    ASSERT_EQ(y.dims(), x.dims());
+    EXPECT_EQ(std::memcmp(x.raw(), y.raw(), x.nbytes()), 0) << dtype_name(t);
+  }
+}
+
+TEST(Npy, RoundTripsAndRejectsTruncation) {
+  const fs::path dir = temp_dir("npy");
+  Tensor x(DType::Int64, {3, 1, 2});
+  for (int64_t i = 0; i < 6; ++i) x.data<int64_t>()[i] = i * 1000000007LL;
+  write_npy((dir / "x.npy").string(), x);
+  const Tensor y = read_npy((dir / "x.npy").string());
+  EXPECT_EQ(y.dims(), x.dims());
+  EXPECT_EQ(std::memcmp(x.raw(), y.raw(), x.nbytes()), 0);
+  const std::string bytes = read_file((dir / "x.npy").string());
+  write_file_atomically((dir / "cut.npy").string(), bytes.substr(0, bytes.size() - 3));
+  try {
+    read_npy((dir / "cut.npy").string());
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated .npy data"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Float16, ConvertsWithRoundHalfToEven) {
+  EXPECT_EQ(float_to_half(1.0f).bits, 0x3C00);
+  EXPECT_EQ(float_to_half(65504.0f).bits, 0x7BFF);
+  EXPECT_EQ(float_to_half(1e6f).bits, 0x7C00);
+  EXPECT_EQ(float_to_half(5.960464477539063e-08f).bits, 0x0001);  // smallest subnormal
+  EXPECT_EQ(float_to_half(1.0f + 1.0f / 2048).bits, 0x3C00);       // tie to even (down)
+  EXPECT_EQ(float_to_half(1.0f + 3.0f / 2048).bits, 0x3C02);       // tie to even (up)
+  for (uint32_t b = 0; b < 0x7C00; ++b) ASSERT_EQ(float_to_half(half_to_float(Float16{uint16_t(b)})).bits, b);
+}
+
+}  // namespace
+}  // namespace q8

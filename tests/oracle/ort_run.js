@@ -1,0 +1,82 @@
+// Runs an ONNX model through ONNX Runtime's CPU runtime (npm onnxruntime-node): the oracle for
+// q8's FP32 and QDQ outputs, and the peer of q8's benchmarks.
+//
+//   node ort_run.js ORT_MODULE_DIR MODEL OUT_DIR [NAME=FILE.npy ...] [--threads N] [--repeat N]
+//
+// Writes OUT_DIR/<output>.npy (names made file-safe as q8 does). With --repeat N it also times
+// N runs after one warm-up and prints {"ort_ms_per_run": ...} as JSON on the last line.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const DTYPES = {
+  '<f4': ['float32', Float32Array], '|i1': ['int8', Int8Array], '|u1': ['uint8', Uint8Array],
+  '<i4': ['int32', Int32Array], '<i8': ['int64', BigInt64Array], '|b1': ['bool', Uint8Array],
+};
+
+function readNpy(file) {
+  const buf = fs.readFileSync(file);
+  if (buf.toString('latin1', 1, 6) !== 'NUMPY') throw new Error(`${file}: not a .npy file`);
+  const major = buf[6];
+  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const start = major === 1 ? 10 : 12;
+  const header = buf.toString('latin1', start, start + headerLen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
+  const shape = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map(s => s.trim()).filter(s => s).map(Number);
+  const [type, Ctor] = DTYPES[descr] || (() => { throw new Error(`${file}: unsupported dtype ${descr}`); })();
+  const count = shape.reduce((a, b) => a * b, 1);
+  const bytes = buf.subarray(start + headerLen, start + headerLen + count * Ctor.BYTES_PER_ELEMENT);
+  const data = new Ctor(count);
+  new Uint8Array(data.buffer).set(bytes);
+  return { type, dims: shape, data: type === 'bool' ? Uint8Array.from(data) : data };
+}
+
+function writeNpy(file, tensor) {
+  const descr = { float32: '<f4', int8: '|i1', uint8: '|u1', int32: '<i4', int64: '<i8', bool: '|b1' }[tensor.type];
+  if (!descr) throw new Error(`output type ${tensor.type} is not supported`);
+  const dims = tensor.dims.join(', ') + (tensor.dims.length === 1 ? ',' : '');
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
+  header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
+  const pre = Buffer.alloc(10);
+  pre.write('\x93NUMPY', 0, 'latin1');
+  pre[6] = 1; pre[7] = 0;
+  pre.writeUInt16LE(header.length, 8);
+  const data = tensor.data;
+  const body = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  fs.writeFileSync(file, Buffer.concat([pre, Buffer.from(header, 'latin1'), body]));
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  let threads = 0, repeat = 0;
+  const positional = [];
+  for (let i = 0; i < args.length; ++i) {
+    if (args[i] === '--threads') threads = Number(args[++i]);
+    else if (args[i] === '--repeat') repeat = Number(args[++i]);
+    else positional.push(args[i]);
+  }
+  const [ortDir, model, outDir, ...inputs] = positional;
+  const ort = require(path.resolve(ortDir, 'node_modules', 'onnxruntime-node'));
+  const options = { graphOptimizationLevel: 'all' };
+  if (threads > 0) { options.intraOpNumThreads = threads; options.interOpNumThreads = 1; }
+  const session = await ort.InferenceSession.create(model, options);
+  const feeds = {};
+  for (const arg of inputs) {
+    const eq = arg.lastIndexOf('=');
+    const t = readNpy(arg.slice(eq + 1));
+    feeds[arg.slice(0, eq)] = new ort.Tensor(t.type, t.data, t.dims);
+  }
+  const results = await session.run(feeds);
+  fs.mkdirSync(outDir, { recursive: true });
+  for (const [name, tensor] of Object.entries(results)) {
+    writeNpy(path.join(outDir, name.replace(/[^A-Za-z0-9._-]/g, '_') + '.npy'), tensor);
+  }
+  if (repeat > 0) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < repeat; ++i) await session.run(feeds);
+    const ms = Number(process.hrtime.bigint() - start) / 1e6 / repeat;
+    console.log(JSON.stringify({ ort_ms_per_run: ms }));
+  }
+}
+
+main().catch(e => { console.error(`ort_run: ${e.message}`); process.exit(1); });
