@@ -89,18 +89,29 @@ Tensor tensor_from_proto(const TensorProto& proto, const std::string& base_dir) 
   const std::string what = "tensor '" + proto.name() + "'";
   const DType dtype = dtype_from_onnx(proto.data_type(), what);
   Dims dims(proto.dims().begin(), proto.dims().end());
-  for (int64_t d : dims) check(d >= 0, what + ": negative dimension");
-  Tensor t(dtype, dims);
+  // The element count, checked before anything is allocated: a corrupt file may claim any shape.
+  uint64_t count = 1;
+  for (int64_t d : dims) {
+    check(d >= 0, what + ": negative dimension");
+    check(d == 0 || count <= (uint64_t(1) << 40) / uint64_t(d), what + ": shape " + dims_to_string(dims) + " is too large");
+    count *= uint64_t(d);
+  }
+  const uint64_t need = count * dtype_size(dtype);
 
   const bool external = proto.data_location() == TensorProto::EXTERNAL;
   if (external || proto.has_raw_data()) {
     const std::string bytes = external ? read_external(proto, base_dir, what) : proto.raw_data();
-    check(bytes.size() == t.nbytes(), what + ": holds " + std::to_string(bytes.size()) + " bytes, shape " +
-                                          dims_to_string(dims) + " of " + std::string(dtype_name(dtype)) +
-                                          " needs " + std::to_string(t.nbytes()));
+    check(bytes.size() == need, what + ": holds " + std::to_string(bytes.size()) + " bytes, shape " + dims_to_string(dims) +
+                                    " of " + std::string(dtype_name(dtype)) + " needs " + std::to_string(need));
+    Tensor t(dtype, dims);
     if (!bytes.empty()) std::memcpy(t.raw(), bytes.data(), bytes.size());
     return t;
   }
+  const int stored = dtype == DType::Float32 ? proto.float_data_size()
+                     : dtype == DType::Int64 ? proto.int64_data_size()
+                                             : proto.int32_data_size();
+  check(uint64_t(stored) == count, what + ": holds " + std::to_string(stored) + " values for shape " + dims_to_string(dims));
+  Tensor t(dtype, dims);
   switch (dtype) {
     case DType::Float32: copy_typed<float>(t, proto.float_data(), what); break;
     case DType::Int64: copy_typed<int64_t>(t, proto.int64_data(), what); break;
