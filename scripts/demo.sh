@@ -1,0 +1,27 @@
+#!/bin/sh
+# The q8 demo: installs what q8 needs, builds it, and runs the shipped Fashion-MNIST CNN on the
+# shipped sample images, printing each prediction beside its label.
+#   ./scripts/demo.sh [BUILD_DIR]
+set -eu
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="${1:-$ROOT/build}"
+MODEL="$ROOT/datasets/models/fashion_cnn.onnx"
+SAMPLES="$ROOT/datasets/samples/fashion-mnist"
+"$ROOT/scripts/install-deps.sh"
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD" -j "$(nproc)" --target q8
+
+echo "== q8 inspect"
+"$BUILD/q8" inspect "$MODEL"
+echo
+echo "== q8 run on $(wc -l < "$SAMPLES/labels.txt") Fashion-MNIST test images"
+"$BUILD/q8" run "$MODEL" --input "input=$SAMPLES/images.npy" --output-dir "$BUILD/demo" --dump-output > "$BUILD/demo-run.txt"
+grep -v '^\s*\[' "$BUILD/demo-run.txt"
+# Join q8's per-row top-1 with the labels.
+grep '^\s*\[' "$BUILD/demo-run.txt" | awk -v labels="$SAMPLES/labels.txt" -v classes="$SAMPLES/classes.txt" '
+  BEGIN { while ((getline line < classes) > 0) { split(line, f, " "); name[f[1]] = substr(line, length(f[1]) + 2) }
+          while ((getline line < labels) > 0) { split(line, f, " "); label[n++] = f[1] }
+          printf "%-6s %-14s %-14s %s\n", "image", "predicted", "label", "" }
+  { i = $1; gsub(/[\[\]]/, "", i); p = $3; ok = (p == label[i]) ? "ok" : "MISS"; hits += (p == label[i])
+    printf "%-6s %-14s %-14s %s\n", i, name[p], name[label[i]], ok }
+  END { printf "top-1: %d of %d correct\n", hits, NR }'
