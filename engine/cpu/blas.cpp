@@ -1,9 +1,11 @@
 #include "engine/cpu/blas.h"
 
 #include <cblas.h>
-#include <omp.h>
 
+#include <algorithm>
 #include <thread>
+
+#include "engine/cpu/parallel.h"
 
 namespace q8 {
 
@@ -25,11 +27,8 @@ int compute_threads() { return threads_setting(); }
 
 void set_compute_threads(int threads) {
   threads_setting() = std::max(1, threads);
-  omp_set_num_threads(threads_setting());
+  set_pool_threads(threads_setting());
   openblas_set_num_threads(threads_setting());
 }
-
-SingleThreadedBlas::SingleThreadedBlas() : previous_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
-SingleThreadedBlas::~SingleThreadedBlas() { openblas_set_num_threads(previous_); }
 
 }  // namespace q8

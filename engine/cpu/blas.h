@@ -9,21 +9,8 @@ namespace q8 {
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
-// Threads q8 computes with (OpenMP loops and OpenBLAS); defaults to the machine's cores.
+// Threads q8 computes with (its parallel loops and OpenBLAS); defaults to the machine's cores.
 int compute_threads();
 void set_compute_threads(int threads);
-
-// While alive, OpenBLAS runs single-threaded, so callers can run GEMMs in their own parallel
-// loop (one sample per thread) without oversubscribing cores.
-class SingleThreadedBlas {
- public:
-  SingleThreadedBlas();
-  ~SingleThreadedBlas();
-  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
- private:
-  int previous_;
-};
 
 }  // namespace q8

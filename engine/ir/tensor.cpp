@@ -1,6 +1,9 @@
 #include "engine/ir/tensor.h"
 
 #include <cstring>
+#include <malloc.h>
+
+#include <mutex>
 #include <new>
 
 namespace q8 {
@@ -19,8 +22,19 @@ std::string dims_to_string(const Dims& dims) {
 }
 
 namespace {
+// Large tensors are allocated and freed once per node per run. glibc would map and unmap each
+// through mmap, paying page faults every time; keeping them on the heap lets runs reuse memory.
+void keep_large_blocks_on_heap() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+}
+
 // 64-byte aligned, zero-filled storage (at least one byte, so empty tensors still own a buffer).
 std::shared_ptr<std::byte[]> allocate(size_t nbytes) {
+  keep_large_blocks_on_heap();
   const size_t size = (std::max<size_t>(nbytes, 1) + 63) / 64 * 64;
   auto* p = static_cast<std::byte*>(::operator new[](size, std::align_val_t(64)));
   std::memset(p, 0, size);

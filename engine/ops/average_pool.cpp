@@ -1,5 +1,6 @@
 // AveragePool: Y[n, c, o…] = Σ window X / count, where count is the number of window positions
 // inside X (count_include_pad = 0) or inside X extended by its pads (count_include_pad = 1).
+#include "engine/cpu/parallel.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/pooling.h"
 
@@ -15,14 +16,14 @@ class AveragePool final : public Op {
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = float_input(in, 0, "AveragePool", "X");
     const PoolShape p = resolve_pool(window_, x, name_);
-    const ConvGeometry geo(p.window, p.in_spatial);
+    const ConvGeometry geo(p.window, p.in_spatial, /*with_offsets=*/true);
     const std::vector<int64_t> padded = include_pad_ ? padded_window_counts(p.window, p.in_spatial) : std::vector<int64_t>{};
     Tensor y(DType::Float32, p.out_dims);
     const int64_t planes = x.dim(0) * x.dim(1);
     const float* px = x.data<float>();
     float* py = y.data<float>();
-#pragma omp parallel for schedule(static) if (planes * geo.out_size > 16384)
-    for (int64_t plane = 0; plane < planes; ++plane) {
+    parallel_for(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, geo.out_size * geo.kernel_size)), [&](int64_t p0, int64_t p1) {
+    for (int64_t plane = p0; plane < p1; ++plane) {
       const float* src = px + plane * geo.in_size;
       for (int64_t o = 0; o < geo.out_size; ++o) {
         float sum = 0;
@@ -35,6 +36,7 @@ class AveragePool final : public Op {
         py[plane * geo.out_size + o] = count ? sum / float(count) : 0.0f;
       }
     }
+    });
     return {std::move(y)};
   }
 

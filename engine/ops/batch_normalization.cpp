@@ -2,6 +2,7 @@
 // over channel axis 1. Training mode (training_mode = 1) is refused: q8 runs inference only.
 #include <cmath>
 
+#include "engine/cpu/parallel.h"
 #include "engine/ops/elementwise.h"
 
 namespace q8 {
@@ -32,13 +33,14 @@ class BatchNormalization final : public Op {
     const int64_t n = x.dim(0), size = c && n ? x.numel() / (n * c) : 0;
     const float* px = x.data<float>();
     float* py = y.data<float>();
-#pragma omp parallel for schedule(static) if (x.numel() > 65536)
-    for (int64_t plane = 0; plane < n * c; ++plane) {
+    parallel_for(n * c, std::max<int64_t>(1, 32768 / std::max<int64_t>(size, 1)), [&](int64_t p0, int64_t p1) {
+    for (int64_t plane = p0; plane < p1; ++plane) {
       const int64_t ch = plane % c;
       const float a = p[1][ch] / std::sqrt(p[4][ch] + epsilon_);
       const float b = p[2][ch] - p[3][ch] * a;
       for (int64_t i = 0; i < size; ++i) py[plane * size + i] = px[plane * size + i] * a + b;
     }
+    });
     std::vector<Tensor> out{std::move(y)};
     for (size_t i = 1; i < outputs_; ++i) out.push_back(Tensor());  // optional training outputs, not produced
     return out;

@@ -4,9 +4,13 @@
 #include <array>
 #include <vector>
 
+#include "engine/cpu/parallel.h"
 #include "engine/ir/tensor.h"
 
 namespace q8 {
+
+// Elementwise loops go parallel above this many elements per thread.
+inline constexpr int64_t kParallelGrain = 32768;
 
 // The numpy broadcast of a and b; Error naming op and both shapes when they do not broadcast.
 Dims broadcast_dims(const Dims& a, const Dims& b, const char* op);
@@ -30,8 +34,8 @@ void broadcast_loop(const BroadcastPlan& plan, Fn&& fn) {
   for (size_t d = 0; d + 1 < rank; ++d) rows *= plan.dims[d];
   std::array<int64_t, N> inner_stride;
   for (size_t k = 0; k < N; ++k) inner_stride[k] = plan.strides[k][rank - 1];
-#pragma omp parallel for schedule(static) if (Parallel && rows * inner > 65536 && rows > 1)
-  for (int64_t row = 0; row < rows; ++row) {
+  const auto rows_loop = [&](int64_t r0, int64_t r1) {
+  for (int64_t row = r0; row < r1; ++row) {
     std::array<int64_t, N> base{};
     int64_t rest = row;
     for (size_t d = rank - 1; d-- > 0;) {
@@ -46,6 +50,9 @@ void broadcast_loop(const BroadcastPlan& plan, Fn&& fn) {
       fn(out0 + j, off);
     }
   }
+  };
+  if (Parallel) parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)), rows_loop);
+  else rows_loop(0, rows);
 }
 
 }  // namespace q8

@@ -1,6 +1,7 @@
 // Conv: Y[n, g·Mg + m, o…] = B[g·Mg + m] + Σ_{c<Cg, k…} W[g·Mg + m, c, k…] · X[n, g·Cg + c, o·s − pb + k·d]
-// (zero outside X), for group g, Cg = C/group input and Mg = M/group output channels per group.
-// Computed as im2col + SGEMM per sample and group; 1×1 stride-1 unpadded kernels skip im2col.
+// (zero outside X), for group g, Cg = C/group input and Mg = M/group output channels per group
+// (docs/ops.md). Computed as im2col + SGEMM: several samples share one column matrix, so each
+// group is one wide multiplication.
 #include <cstring>
 
 #include "engine/cpu/blas.h"
@@ -14,7 +15,7 @@ namespace {
 
 class Conv final : public Op {
  public:
-  Conv(const Node& node) : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), name_(node.describe()) {
+  explicit Conv(const Node& node) : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), name_(node.describe()) {
     check(group_ >= 1, name_ + ": group must be >= 1");
   }
 
@@ -41,26 +42,37 @@ class Conv final : public Op {
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
     Tensor y(DType::Float32, out_dims);
     const ConvGeometry geo(r, in_spatial);
-    const int64_t cg = c / group_, mg = m / group_;
-    const int64_t kdim = cg * geo.kernel_size;
-    const bool direct = geo.is_pointwise();
+    const int64_t cg = c / group_, mg = m / group_, kdim = cg * geo.kernel_size, p = geo.out_size;
     const float* px = x.data<float>();
     const float* pw = w.data<float>();
     float* py = y.data<float>();
-    run_per_sample(n, [&](int64_t i, std::vector<float>& col) {
+    const int64_t chunk = samples_per_gemm(n, kdim, p);
+    for (int64_t first = 0; first < n; first += chunk) {
+      const int64_t count = std::min(chunk, n - first), width = count * p;
       for (int64_t g = 0; g < group_; ++g) {
-        const float* xg = px + (i * c + g * cg) * geo.in_size;
-        const float* src = xg;
-        if (!direct) {
-          col.resize(size_t(kdim * geo.out_size));
-          geo.im2col(xg, cg, col.data());
-          src = col.data();
+        const float* src;
+        if (count == 1 && geo.is_pointwise()) {
+          src = px + (first * c + g * cg) * geo.in_size;  // X itself is the column matrix
+        } else {
+          float* col = scratch(0, size_t(kdim * width));
+          for_each_sample(count, [&](int64_t s) {
+            geo.im2col(px + ((first + s) * c + g * cg) * geo.in_size, cg, col + s * p, width);
+          });
+          src = col;
         }
-        sgemm(false, false, mg, geo.out_size, kdim, 1.0f, pw + g * mg * kdim, kdim, src, geo.out_size, 0.0f,
-              py + (i * m + g * mg) * geo.out_size, geo.out_size);
+        if (count == 1) {
+          sgemm(false, false, mg, p, kdim, 1.0f, pw + g * mg * kdim, kdim, src, p, 0.0f, py + (first * m + g * mg) * p, p);
+          continue;
+        }
+        float* out = scratch(1, size_t(mg * width));
+        sgemm(false, false, mg, width, kdim, 1.0f, pw + g * mg * kdim, kdim, src, width, 0.0f, out, width);
+        for_each_sample(count, [&](int64_t s) {  // [mg, count, p] → y[first + s, g·mg + j, p]
+          for (int64_t j = 0; j < mg; ++j)
+            std::memcpy(py + ((first + s) * m + g * mg + j) * p, out + j * width + s * p, size_t(p) * sizeof(float));
+        });
       }
-      if (b) add_channel_bias(py + i * m * geo.out_size, b->data<float>(), m, geo.out_size);
-    });
+    }
+    if (b) for_each_sample(n, [&](int64_t i) { add_channel_bias(py + i * m * p, b->data<float>(), m, p); });
     return {std::move(y)};
   }
 

@@ -1,15 +1,15 @@
 #include "engine/ops/conv_common.h"
 
-#include <omp.h>
+#include "engine/cpu/parallel.h"
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
-#include "engine/cpu/blas.h"
 
 namespace q8 {
 
-ConvGeometry::ConvGeometry(const ResolvedWindow& w, const Dims& in) {
+ConvGeometry::ConvGeometry(const ResolvedWindow& w, const Dims& in, bool with_offsets) {
   const size_t rank = in.size();
   for (size_t d = 0; d < rank; ++d) {
     in_size *= in[d];
@@ -20,6 +20,16 @@ ConvGeometry::ConvGeometry(const ResolvedWindow& w, const Dims& in) {
   for (size_t d = 0; d < rank; ++d)
     pointwise_ = pointwise_ && w.kernel[d] == 1 && w.strides[d] == 1 && w.pad_begin[d] == 0 && w.pad_end[d] == 0 &&
                  w.output[d] == in[d];
+  two_d_ = rank == 2;
+  if (two_d_) {
+    h_ = in[0], w_ = in[1], oh_ = w.output[0], ow_ = w.output[1], kh_ = w.kernel[0], kw_ = w.kernel[1];
+    sh_ = w.strides[0], sw_ = w.strides[1], dh_ = w.dilations[0], dw_ = w.dilations[1], ph_ = w.pad_begin[0], pw_ = w.pad_begin[1];
+  }
+  if (with_offsets || !two_d_) build_offsets(w, in);
+}
+
+void ConvGeometry::build_offsets(const ResolvedWindow& w, const Dims& in) {
+  const size_t rank = in.size();
   offsets_.assign(size_t(kernel_size * out_size), -1);
   std::vector<int64_t> k(rank, 0), o(rank, 0);
   for (int64_t ki = 0; ki < kernel_size; ++ki) {
@@ -48,43 +58,108 @@ ConvGeometry::ConvGeometry(const ResolvedWindow& w, const Dims& in) {
 
 bool ConvGeometry::is_pointwise() const { return pointwise_; }
 
-void ConvGeometry::im2col(const float* image, int64_t channels, float* col) const {
+// Caffe's im2col: row (c, ki, kj) of col holds, for every output (oy, ox), the input at
+// (oy·sh − ph + ki·dh, ox·sw − pw + kj·dw), or 0 outside.
+void ConvGeometry::im2col_2d(const float* image, int64_t channels, float* col, int64_t ld) const {
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* src = image + c * h_ * w_;
+    for (int64_t ki = 0; ki < kh_; ++ki)
+      for (int64_t kj = 0; kj < kw_; ++kj) {
+        float* dst = col + ((c * kh_ + ki) * kw_ + kj) * ld;
+        // Output columns whose input column lies inside [0, w): ox in [lo, hi).
+        const int64_t x0 = kj * dw_ - pw_;
+        const int64_t lo = x0 >= 0 ? 0 : (-x0 + sw_ - 1) / sw_;
+        const int64_t hi = std::clamp<int64_t>(w_ - x0 > 0 ? (w_ - x0 + sw_ - 1) / sw_ : 0, lo, ow_);
+        for (int64_t oy = 0; oy < oh_; ++oy) {
+          const int64_t y = oy * sh_ - ph_ + ki * dh_;
+          float* row = dst + oy * ow_;
+          if (y < 0 || y >= h_) {
+            std::memset(row, 0, size_t(ow_) * sizeof(float));
+            continue;
+          }
+          const float* in_row = src + y * w_ + x0;
+          for (int64_t ox = 0; ox < lo; ++ox) row[ox] = 0.0f;
+          if (sw_ == 1) {
+            std::memcpy(row + lo, in_row + lo, size_t(hi - lo) * sizeof(float));
+          } else {
+            for (int64_t ox = lo; ox < hi; ++ox) row[ox] = in_row[ox * sw_];
+          }
+          for (int64_t ox = hi; ox < ow_; ++ox) row[ox] = 0.0f;
+        }
+      }
+  }
+}
+
+void ConvGeometry::col2im_2d(const float* col, int64_t channels, float* image, int64_t ld) const {
+  for (int64_t c = 0; c < channels; ++c) {
+    float* dst = image + c * h_ * w_;
+    for (int64_t ki = 0; ki < kh_; ++ki)
+      for (int64_t kj = 0; kj < kw_; ++kj) {
+        const float* src = col + ((c * kh_ + ki) * kw_ + kj) * ld;
+        const int64_t x0 = kj * dw_ - pw_;
+        const int64_t lo = x0 >= 0 ? 0 : (-x0 + sw_ - 1) / sw_;
+        const int64_t hi = std::clamp<int64_t>(w_ - x0 > 0 ? (w_ - x0 + sw_ - 1) / sw_ : 0, lo, ow_);
+        for (int64_t oy = 0; oy < oh_; ++oy) {
+          const int64_t y = oy * sh_ - ph_ + ki * dh_;
+          if (y < 0 || y >= h_) continue;
+          float* out_row = dst + y * w_ + x0;
+          const float* row = src + oy * ow_;
+          for (int64_t ox = lo; ox < hi; ++ox) out_row[ox * sw_] += row[ox];
+        }
+      }
+  }
+}
+
+void ConvGeometry::im2col(const float* image, int64_t channels, float* col, int64_t ld) const {
+  if (two_d_) return im2col_2d(image, channels, col, ld);
   for (int64_t c = 0; c < channels; ++c) {
     const float* src = image + c * in_size;
     for (int64_t ki = 0; ki < kernel_size; ++ki) {
       const int64_t* off = offsets_.data() + ki * out_size;
-      float* dst = col + (c * kernel_size + ki) * out_size;
+      float* dst = col + (c * kernel_size + ki) * ld;
       for (int64_t o = 0; o < out_size; ++o) dst[o] = off[o] >= 0 ? src[off[o]] : 0.0f;
     }
   }
 }
 
-void ConvGeometry::col2im(const float* col, int64_t channels, float* image) const {
+void ConvGeometry::col2im(const float* col, int64_t channels, float* image, int64_t ld) const {
+  if (two_d_) return col2im_2d(col, channels, image, ld);
   for (int64_t c = 0; c < channels; ++c) {
     float* dst = image + c * in_size;
     for (int64_t ki = 0; ki < kernel_size; ++ki) {
       const int64_t* off = offsets_.data() + ki * out_size;
-      const float* src = col + (c * kernel_size + ki) * out_size;
+      const float* src = col + (c * kernel_size + ki) * ld;
       for (int64_t o = 0; o < out_size; ++o)
         if (off[o] >= 0) dst[off[o]] += src[o];
     }
   }
 }
 
-void run_per_sample(int64_t n, const std::function<void(int64_t, std::vector<float>&)>& fn) {
-  const int threads = compute_threads();
-  if (threads > 1 && n >= threads) {
-    SingleThreadedBlas single;
-#pragma omp parallel num_threads(threads)
-    {
-      std::vector<float> scratch;
-#pragma omp for schedule(dynamic)
-      for (int64_t i = 0; i < n; ++i) fn(i, scratch);
-    }
-    return;
+int64_t samples_per_gemm(int64_t samples, int64_t rows, int64_t out_size) {
+  constexpr int64_t kBudgetFloats = int64_t(8) << 20;  // 32 MiB of column matrix
+  const int64_t per_sample = std::max<int64_t>(1, rows * out_size);
+  return std::clamp<int64_t>(kBudgetFloats / per_sample, 1, std::max<int64_t>(samples, 1));
+}
+
+float* scratch(size_t buffer, size_t floats) {
+  struct Buffer {
+    std::unique_ptr<float[]> data;
+    size_t size = 0;
+  };
+  static thread_local std::vector<Buffer> buffers;
+  if (buffers.size() <= buffer) buffers.resize(buffer + 1);
+  Buffer& b = buffers[buffer];
+  if (b.size < floats) {
+    b.data.reset(new float[floats]);
+    b.size = floats;
   }
-  std::vector<float> scratch;
-  for (int64_t i = 0; i < n; ++i) fn(i, scratch);
+  return b.data.get();
+}
+
+void for_each_sample(int64_t n, const std::function<void(int64_t)>& fn) {
+  parallel_for(n, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) fn(i);
+  });
 }
 
 void add_channel_bias(float* y, const float* bias, int64_t channels, int64_t size) {

@@ -49,20 +49,32 @@ class ConvTranspose final : public Op {
     ResolvedWindow backward = r;
     backward.output = in_spatial;
     const ConvGeometry geo(backward, r.output);
-    const int64_t rows = mg * geo.kernel_size;  // col rows per group
+    const int64_t rows = mg * geo.kernel_size, p = geo.out_size;  // col rows per group; input positions
     const float* px = x.data<float>();
     const float* pw = w.data<float>();
     float* py = y.data<float>();
-    run_per_sample(n, [&](int64_t i, std::vector<float>& col) {
-      col.resize(size_t(rows * geo.out_size));
+    const int64_t chunk = samples_per_gemm(n, rows + cg, p);
+    for (int64_t first = 0; first < n; first += chunk) {
+      const int64_t count = std::min(chunk, n - first), width = count * p;
       for (int64_t g = 0; g < group_; ++g) {
-        // col[mg·K, in] = W_gᵀ[mg·K, cg] · X_g[cg, in]
-        sgemm(true, false, rows, geo.out_size, cg, 1.0f, pw + g * cg * rows, rows, px + (i * c + g * cg) * geo.out_size,
-              geo.out_size, 0.0f, col.data(), geo.out_size);
-        geo.col2im(col.data(), mg, py + (i * m + g * mg) * geo.in_size);
+        const float* src = px + (first * c + g * cg) * p;
+        if (count > 1) {  // gather X_g of the chunk's samples into [cg, count·p]
+          float* xs = scratch(0, size_t(cg * width));
+          for_each_sample(count, [&](int64_t s) {
+            for (int64_t ci = 0; ci < cg; ++ci)
+              std::memcpy(xs + ci * width + s * p, px + ((first + s) * c + g * cg + ci) * p, size_t(p) * sizeof(float));
+          });
+          src = xs;
+        }
+        // col[mg·K, count·p] = W_gᵀ[mg·K, cg] · X_g[cg, count·p]
+        float* col = scratch(1, size_t(rows * width));
+        sgemm(true, false, rows, width, cg, 1.0f, pw + g * cg * rows, rows, src, width, 0.0f, col, width);
+        for_each_sample(count, [&](int64_t s) {
+          geo.col2im(col + s * p, mg, py + ((first + s) * m + g * mg) * geo.in_size, width);
+        });
       }
-      if (b) add_channel_bias(py + i * m * geo.in_size, b->data<float>(), m, geo.in_size);
-    });
+    }
+    if (b) for_each_sample(n, [&](int64_t i) { add_channel_bias(py + i * m * geo.in_size, b->data<float>(), m, geo.in_size); });
     return {std::move(y)};
   }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/cpu/parallel.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/op.h"
 
@@ -31,8 +32,9 @@ class UnaryFloatOp final : public Op {
     const float* src = x.data<float>();
     float* dst = y.data<float>();
     const int64_t n = x.numel();
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t i = 0; i < n; ++i) dst[i] = f_(src[i]);
+    parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) dst[i] = f_(src[i]);
+    });
     return {std::move(y)};
   }
 
@@ -55,8 +57,9 @@ Tensor broadcast_binary(const Tensor& a, const Tensor& b, DType out_type, const 
   TOut* py = y.data<TOut>();
   if (a.dims() == b.dims()) {
     const int64_t n = y.numel();
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t i = 0; i < n; ++i) py[i] = f(pa[i], pb[i]);
+    parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) py[i] = f(pa[i], pb[i]);
+    });
     return y;
   }
   if (y.numel() == 0) return y;

@@ -2,6 +2,7 @@
 // output holds flat indices into X (storage_order 0: row-major; 1: column-major spatial).
 #include <limits>
 
+#include "engine/cpu/parallel.h"
 #include "engine/ops/pooling.h"
 
 namespace q8 {
@@ -19,7 +20,8 @@ class MaxPool final : public Op {
     check(x.dtype() == DType::Float32 || x.dtype() == DType::Uint8 || x.dtype() == DType::Int8,
           name_ + ": input type " + std::string(dtype_name(x.dtype())) + " is not supported");
     const PoolShape p = resolve_pool(window_, x, name_);
-    const ConvGeometry geo(p.window, p.in_spatial);
+    if (p.in_spatial.size() == 2 && outputs_ == 1 && x.dtype() == DType::Float32) return {pool_2d(x, p)};
+    const ConvGeometry geo(p.window, p.in_spatial, /*with_offsets=*/true);
     Tensor y(x.dtype(), p.out_dims);
     Tensor indices(DType::Int64, p.out_dims);
     const int64_t planes = x.dim(0) * x.dim(1);
@@ -27,8 +29,8 @@ class MaxPool final : public Op {
       const T* px = x.data<T>();
       T* py = y.data<T>();
       int64_t* pi = indices.data<int64_t>();
-#pragma omp parallel for schedule(static) if (planes * geo.out_size > 16384)
-      for (int64_t plane = 0; plane < planes; ++plane) {
+      parallel_for(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, geo.out_size * geo.kernel_size)), [&](int64_t p0, int64_t p1) {
+      for (int64_t plane = p0; plane < p1; ++plane) {
         const T* src = px + plane * geo.in_size;
         for (int64_t o = 0; o < geo.out_size; ++o) {
           T best = std::numeric_limits<T>::lowest();
@@ -41,6 +43,7 @@ class MaxPool final : public Op {
           pi[plane * geo.out_size + o] = plane * geo.in_size + column_major(best_at, p.in_spatial);
         }
       }
+      });
     });
     std::vector<Tensor> out{std::move(y)};
     if (outputs_ > 1) out.push_back(std::move(indices));
@@ -48,6 +51,35 @@ class MaxPool final : public Op {
   }
 
  private:
+  // The common case, walked directly: float32, 2-D, no Indices output.
+  static Tensor pool_2d(const Tensor& x, const PoolShape& p) {
+    const ResolvedWindow& w = p.window;
+    const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1];
+    Tensor y(DType::Float32, p.out_dims);
+    const float* px = x.data<float>();
+    float* py = y.data<float>();
+    parallel_for(x.dim(0) * x.dim(1), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh * ow)), [&](int64_t p0, int64_t p1) {
+      for (int64_t plane = p0; plane < p1; ++plane) {
+        const float* src = px + plane * h * wd;
+        float* dst = py + plane * oh * ow;
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            float best = -std::numeric_limits<float>::infinity();
+            for (int64_t ki = 0; ki < w.kernel[0]; ++ki) {
+              const int64_t y0 = oy * w.strides[0] - w.pad_begin[0] + ki * w.dilations[0];
+              if (y0 < 0 || y0 >= h) continue;
+              for (int64_t kj = 0; kj < w.kernel[1]; ++kj) {
+                const int64_t x0 = ox * w.strides[1] - w.pad_begin[1] + kj * w.dilations[1];
+                if (x0 >= 0 && x0 < wd) best = std::max(best, src[y0 * wd + x0]);
+              }
+            }
+            dst[oy * ow + ox] = best;
+          }
+      }
+    });
+    return y;
+  }
+
   // A row-major spatial offset re-expressed in the storage order asked for.
   int64_t column_major(int64_t offset, const Dims& spatial) const {
     if (storage_order_ == 0 || offset < 0) return offset;

@@ -2,6 +2,7 @@
 // Opset < 13: over the input coerced to 2-D at axis (default 1), i.e. over all dims from axis.
 #include <cmath>
 
+#include "engine/cpu/parallel.h"
 #include "engine/ops/elementwise.h"
 
 namespace q8 {
@@ -23,8 +24,8 @@ class Softmax final : public Op {
     Tensor y(DType::Float32, x.dims());
     const float* px = x.data<float>();
     float* py = y.data<float>();
-#pragma omp parallel for schedule(static) if (x.numel() > 65536)
-    for (int64_t r = 0; r < outer * inner; ++r) {
+    parallel_for(outer * inner, std::max<int64_t>(1, 32768 / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
       const int64_t o = r / inner, i = r % inner;
       const float* src = px + o * len * inner + i;
       float* dst = py + o * len * inner + i;
@@ -35,6 +36,7 @@ class Softmax final : public Op {
       const float scale = float(1.0 / sum);
       for (int64_t j = 0; j < len; ++j) dst[j * inner] *= scale;
     }
+    });
     return {std::move(y)};
   }
 

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "engine/cpu/parallel.h"
+
 namespace q8 {
 
 std::vector<int64_t> dense_strides(const Dims& dims) {
@@ -17,8 +19,8 @@ void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides
   const int64_t inner = dims[rank - 1], step = strides[rank - 1];
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d) rows *= dims[d];
-#pragma omp parallel for schedule(static) if (rows * inner > 65536 && rows > 1)
-  for (int64_t row = 0; row < rows; ++row) {
+  parallel_for(rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
+  for (int64_t row = r0; row < r1; ++row) {
     int64_t base = offset, rest = row;
     for (size_t d = rank - 1; d-- > 0;) {
       base += (rest % dims[d]) * strides[d];
@@ -31,6 +33,7 @@ void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides
       for (int64_t j = 0; j < inner; ++j) out[j] = src[base + j * step];
     }
   }
+  });
 }
 }  // namespace
 
