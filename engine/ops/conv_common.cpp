@@ -136,7 +136,7 @@ void ConvGeometry::col2im(const float* col, int64_t channels, float* image, int6
 }
 
 int64_t samples_per_gemm(int64_t samples, int64_t rows, int64_t out_size) {
-  constexpr int64_t kBudgetFloats = int64_t(8) << 20;  // 32 MiB of column matrix
+  constexpr int64_t kBudgetFloats = int64_t(2) << 20;  // 8 MiB of column matrix: cache-sized
   const int64_t per_sample = std::max<int64_t>(1, rows * out_size);
   return std::clamp<int64_t>(kBudgetFloats / per_sample, 1, std::max<int64_t>(samples, 1));
 }
