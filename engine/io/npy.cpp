@@ -1,6 +1,7 @@
 #include "engine/io/npy.h"
 
 #include <cstring>
+#include <fstream>
 #include <regex>
 
 #include "engine/io/atomic_write.h"
@@ -39,7 +40,7 @@ std::string descr_of(DType dtype) {
 
 }  // namespace
 
-Tensor parse_npy(const std::string& bytes, const std::string& what) {
+NpyHeader parse_npy_header(const std::string& bytes, const std::string& what) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, 6) != 0)
     throw Error(what + ": not a .npy file (bad magic)");
   const int major = static_cast<unsigned char>(bytes[6]);
@@ -72,12 +73,27 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
   std::sregex_iterator it(shape.begin(), shape.end(), number), end;
   for (; it != end; ++it) dims.push_back(std::stoll(it->str()));
 
-  Tensor t(dtype, dims);
-  const size_t offset = header_start + header_len;
-  if (bytes.size() - offset < t.nbytes())
-    throw Error(what + ": truncated .npy data (" + std::to_string(bytes.size() - offset) + " of " +
-                std::to_string(t.nbytes()) + " bytes for shape " + dims_to_string(dims) + ")");
-  std::memcpy(t.raw(), bytes.data() + offset, t.nbytes());
+  for (int64_t d : dims) check(d >= 0 && d < (int64_t(1) << 40), what + ": .npy shape is out of range");
+  return {dtype, dims, header_start + header_len};
+}
+
+NpyHeader read_npy_header(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot read");
+  std::string head(65536 + 12, '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  head.resize(size_t(in.gcount()));
+  return parse_npy_header(head, path);
+}
+
+Tensor parse_npy(const std::string& bytes, const std::string& what) {
+  const NpyHeader h = parse_npy_header(bytes, what);
+  const uint64_t need = uint64_t(numel(h.dims)) * dtype_size(h.dtype);
+  if (bytes.size() - h.data_offset < need)
+    throw Error(what + ": truncated .npy data (" + std::to_string(bytes.size() - h.data_offset) + " of " +
+                std::to_string(need) + " bytes for shape " + dims_to_string(h.dims) + ")");
+  Tensor t(h.dtype, h.dims);
+  std::memcpy(t.raw(), bytes.data() + h.data_offset, t.nbytes());
   return t;
 }
 

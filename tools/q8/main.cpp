@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "q8 " Q8_VERSION);
   q8::cli::add_inspect_command(app);
   q8::cli::add_run_command(app);
+  q8::cli::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,80 @@
+#include "calib/calibrator.h"
+
+#include "calib/weight_ranges.h"
+
+namespace q8 {
+
+const std::string& MethodChoice::method_for(const std::string& tensor, const std::string& producer_op) const {
+  if (auto it = overrides.find(tensor); it != overrides.end()) return it->second;
+  if (auto it = overrides.find(producer_op); it != overrides.end()) return it->second;
+  return default_method;
+}
+
+Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(options) {
+  // Constants: initializers, Constant outputs, and outputs of nodes fed by constants only.
+  std::set<std::string> constant;
+  for (const auto& [name, t] : graph.initializers) constant.insert(name);
+  for (const Node& n : graph.nodes) {
+    bool all_constant = true;
+    for (const auto& in : n.inputs) all_constant = all_constant && (in.empty() || constant.count(in));
+    if (n.op_type == "Constant" || n.op_type == "Shape" || all_constant) {
+      for (const auto& o : n.outputs) constant.insert(o);
+      continue;
+    }
+    for (const auto& o : n.outputs)
+      if (!o.empty()) candidates_.insert(o), producer_op_[o] = n.op_type;
+  }
+  for (const auto& in : graph.inputs)
+    if (in.dtype == DType::Float32) candidates_.insert(in.name);
+}
+
+void Calibrator::observe(const std::string& name, const Tensor& t) {
+  if (t.dtype() != DType::Float32 || !candidates_.count(name)) return;
+  auto it = observers_.find(name);
+  if (it == observers_.end()) it = observers_.emplace(name, TensorObserver(options_.bins, options_.skip_zeros)).first;
+  it->second.observe(t);
+}
+
+void Calibrator::attach(Executor& exec) {
+  exec.set_hook([this](const Node& node, size_t, const std::vector<Tensor>& outputs) {
+    for (size_t k = 0; k < node.outputs.size() && k < outputs.size(); ++k)
+      if (!node.outputs[k].empty() && !outputs[k].empty()) observe(node.outputs[k], outputs[k]);
+  });
+}
+
+void Calibrator::observe_inputs(const TensorMap& inputs) {
+  for (const auto& [name, t] : inputs) observe(name, t);
+}
+
+void Calibrator::merge(const std::map<std::string, TensorObserver>& other) {
+  for (const auto& [name, obs] : other) {
+    check(obs.histogram().bins() == options_.bins, "cannot merge histograms of " + std::to_string(obs.histogram().bins()) +
+                                                        " bins into a run of " + std::to_string(options_.bins));
+    check(obs.skip_zeros() == options_.skip_zeros, "cannot merge histograms made with a different --skip-zeros setting");
+    auto it = observers_.find(name);
+    if (it == observers_.end()) observers_.emplace(name, obs);
+    else it->second.merge(obs);
+  }
+}
+
+RangeTable Calibrator::finalize(const Graph& graph, const MethodChoice& choice) const {
+  RangeTable table;
+  for (const auto& [name, obs] : observers_) {
+    TensorRange r;
+    r.descriptor.tensor = name;
+    r.producer_op = producer_op_.count(name) ? producer_op_.at(name) : "";
+    const std::string& method_name = choice.method_for(name, r.producer_op);
+    const CalibrationMethod* method = find_method(method_name);
+    check(method != nullptr, "unknown calibration method '" + method_name + "' (methods: " + method_names() + ")");
+    r.descriptor.method = method_name;
+    double amax = method->amax(obs.histogram(), obs.stats(), choice.options);
+    if (amax < kMinAmax) amax = 0.0;  // degenerate: docs/calibration.md
+    r.descriptor.amax = {amax};
+    r.stats = obs.stats();
+    table.activations[name] = std::move(r);
+  }
+  table.weights = weight_ranges(graph);
+  return table;
+}
+
+}  // namespace q8

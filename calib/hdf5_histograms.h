@@ -1,0 +1,26 @@
+// HDF5 histogram files: one group per tensor with its |x| counts and statistics, plus the run's
+// settings, so runs can be inspected, resumed (--resume) and merged across shards (--merge).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "calib/tensor_observer.h"
+
+namespace q8 {
+
+struct HistogramFile {
+  std::string model_sha256;
+  std::string q8_version;
+  std::string dataset;   // description of the data, preprocessing and order
+  int64_t bins = 2048;
+  bool skip_zeros = false;
+  uint64_t samples = 0;  // samples observed
+  std::map<std::string, TensorObserver> observers;
+};
+
+// Writes atomically (a temporary file beside path, then a rename).
+void write_histograms(const std::string& path, const HistogramFile& file);
+HistogramFile read_histograms(const std::string& path);
+
+}  // namespace q8

@@ -1,0 +1,42 @@
+// A histogram of |x| with power-of-two bin width, whose counts do not depend on the order or
+// batching of the values it saw, and which merges exactly (docs/calibration.md).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace q8 {
+
+class AbsHistogram {
+ public:
+  explicit AbsHistogram(int64_t bins = 2048);
+
+  int64_t bins() const { return int64_t(counts_.size()); }
+  // Bin width 2^exponent; meaningful once a non-zero value was added.
+  int exponent() const { return exponent_; }
+  double width() const;
+  bool empty() const { return !has_width_; }
+  const std::vector<uint64_t>& counts() const { return counts_; }
+  // Bins up to the last non-empty one.
+  int64_t used_bins() const;
+
+  // Makes room for values up to max_abs (coarsening as needed), then counts values.
+  // Values must be finite; zeros are counted only when count_zeros.
+  void add(const float* values, int64_t n, float max_abs, bool count_zeros);
+  // Adds other's counts (coarsening whichever is finer). Bin counts must agree.
+  void merge(const AbsHistogram& other);
+  // Sets state directly (for files read back); the width rule is the caller's to respect.
+  // Without a width only bin 0 (zeros) may be non-zero.
+  void assign(bool has_width, int exponent, std::vector<uint64_t> counts);
+
+ private:
+  // Smallest exponent e with max_abs < bins · 2^e.
+  int exponent_for(double max_abs) const;
+  void coarsen_to(int exponent);
+
+  std::vector<uint64_t> counts_;
+  int exponent_ = 0;
+  bool has_width_ = false;
+};
+
+}  // namespace q8

@@ -1,0 +1,120 @@
+#include "calib/json_table.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "calib/sha256.h"
+#include "engine/io/atomic_write.h"
+
+namespace q8 {
+
+using nlohmann::ordered_json;
+
+namespace {
+// JSON has no Inf or NaN: a tensor that saw no finite value has no min/max.
+ordered_json number_or_null(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
+double number_or(const ordered_json& j, double fallback) { return j.is_number() ? j.get<double>() : fallback; }
+}  // namespace
+
+std::string format_json_table(const RangeTable& table, const std::string& settings_json) {
+  ordered_json j;
+  j["format"] = "q8-range-table";
+  j["format_version"] = 1;
+  j["q8_version"] = table.q8_version;
+  j["model_sha256"] = table.model_sha256;
+  j["dataset"] = table.dataset;
+  j["samples"] = table.samples;
+  j["settings"] = settings_json.empty() ? ordered_json::object() : ordered_json::parse(settings_json);
+  ordered_json acts = ordered_json::object();
+  for (const auto& [name, r] : table.activations) {
+    const QuantDescriptor& d = r.descriptor;
+    ordered_json t;
+    t["amax"] = d.amax.empty() ? 0.0 : d.amax[0];
+    t["scale"] = r.scale();
+    t["method"] = d.method;
+    t["num_bits"] = d.num_bits;
+    t["axis"] = d.axis ? ordered_json(*d.axis) : ordered_json(nullptr);
+    t["unsigned"] = d.is_unsigned;
+    t["narrow_range"] = d.narrow_range;
+    t["degenerate"] = r.degenerate();
+    t["producer_op"] = r.producer_op;
+    t["elements"] = r.stats.elements;
+    t["zeros"] = r.stats.zeros;
+    t["nan"] = r.stats.nan;
+    t["pos_inf"] = r.stats.pos_inf;
+    t["neg_inf"] = r.stats.neg_inf;
+    t["min"] = number_or_null(r.stats.min);
+    t["max"] = number_or_null(r.stats.max);
+    t["max_abs"] = r.stats.max_abs;
+    acts[name] = std::move(t);
+  }
+  j["activations"] = std::move(acts);
+  ordered_json weights = ordered_json::object();
+  for (const auto& [name, w] : table.weights) {
+    ordered_json t;
+    t["node"] = w.node;
+    t["op"] = w.op;
+    t["axis"] = w.axis;
+    t["num_bits"] = 8;
+    t["narrow_range"] = true;
+    t["method"] = "max";
+    t["amax"] = w.amax;
+    weights[name] = std::move(t);
+  }
+  j["weights"] = std::move(weights);
+  return j.dump(2) + "\n";
+}
+
+void write_json_table(const std::string& path, const RangeTable& table, const std::string& settings_json) {
+  write_file_atomically(path, format_json_table(table, settings_json));
+}
+
+RangeTable read_json_table(const std::string& path) {
+  ordered_json j;
+  try {
+    j = ordered_json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+  try {
+    check(j.value("format", "") == "q8-range-table", path + ": not a q8 range table (no \"format\": \"q8-range-table\")");
+    RangeTable t;
+    t.q8_version = j.value("q8_version", "");
+    t.model_sha256 = j.value("model_sha256", "");
+    t.dataset = j.value("dataset", "");
+    t.samples = j.value("samples", uint64_t(0));
+    for (const auto& [name, a] : j.at("activations").items()) {
+      TensorRange r;
+      r.descriptor.tensor = name;
+      r.descriptor.amax = {a.at("amax").get<double>()};
+      r.descriptor.method = a.value("method", "");
+      r.descriptor.num_bits = a.value("num_bits", 8);
+      if (a.contains("axis") && a["axis"].is_number()) r.descriptor.axis = a["axis"].get<int64_t>();
+      r.producer_op = a.value("producer_op", "");
+      r.stats.elements = a.value("elements", uint64_t(0));
+      r.stats.zeros = a.value("zeros", uint64_t(0));
+      r.stats.nan = a.value("nan", uint64_t(0));
+      r.stats.pos_inf = a.value("pos_inf", uint64_t(0));
+      r.stats.neg_inf = a.value("neg_inf", uint64_t(0));
+      r.stats.min = number_or(a.value("min", ordered_json()), INFINITY);
+      r.stats.max = number_or(a.value("max", ordered_json()), -INFINITY);
+      r.stats.max_abs = a.value("max_abs", 0.0);
+      t.activations[name] = std::move(r);
+    }
+    for (const auto& [name, w] : j.at("weights").items())
+      t.weights[name] = WeightRange{name, w.value("node", ""), w.value("op", ""), w.value("axis", int64_t(0)),
+                                    w.at("amax").get<std::vector<double>>()};
+    return t;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path + ": malformed range table (" + std::string(e.what()) + ")");
+  }
+}
+
+void check_table_matches_model(const RangeTable& table, const std::string& table_path, const std::string& model_path) {
+  const std::string sha = sha256_hex(read_file(model_path));
+  check(table.model_sha256 == sha, table_path + " was made for another model (sha256 " + table.model_sha256.substr(0, 12) +
+                                       "…), not " + model_path + " (sha256 " + sha.substr(0, 12) + "…)");
+}
+
+}  // namespace q8

@@ -1,0 +1,18 @@
+// The JSON range table: what `q8 quantize` reads. Per tensor amax, scale, method, bits, axis and
+// the statistics behind them; per-channel weight amax; the model's SHA-256, q8's version, the
+// dataset and preprocessing.
+#pragma once
+
+#include <string>
+
+#include "calib/range_table.h"
+
+namespace q8 {
+
+std::string format_json_table(const RangeTable& table, const std::string& settings_json);
+void write_json_table(const std::string& path, const RangeTable& table, const std::string& settings_json);
+RangeTable read_json_table(const std::string& path);
+// Throws an Error naming both files unless table was made for the model at model_path.
+void check_table_matches_model(const RangeTable& table, const std::string& table_path, const std::string& model_path);
+
+}  // namespace q8

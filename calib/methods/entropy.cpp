@@ -1,0 +1,68 @@
+// entropy: TensorRT's KL-divergence threshold (EntropyCalibration2) — for each candidate bin
+// count n, P clips the outliers into bin n − 1, Q merges the unclipped bins into 128 levels
+// spread over their non-zero bins, and amax = (n* − 0.5) · w for the first n* minimizing
+// KL(P‖Q) (docs/calibration.md).
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "calib/methods/method.h"
+
+namespace q8 {
+
+// KL(P‖Q) for the first n bins of counts c (n >= kQuantizedLevels), as docs/calibration.md defines.
+double entropy_kl(const std::vector<uint64_t>& c, int64_t n, int64_t used) {
+  std::vector<double> p(static_cast<size_t>(n));
+  for (int64_t b = 0; b < n; ++b) p[size_t(b)] = double(c[size_t(b)]);
+  for (int64_t b = n; b < used; ++b) p[size_t(n - 1)] += double(c[size_t(b)]);
+  // Q: the unclipped bins c[0..n) merged into levels, each level's mass spread evenly over its
+  // non-zero bins. (Built from P instead, Q would equal P at n = 128 and KL would be 0 there.)
+  std::vector<double> q(size_t(n), 0.0);
+  int64_t start = 0;
+  for (int64_t level = 0; level < kQuantizedLevels; ++level) {
+    // Bins b with floor(L · b / n) == level: b in [ceil(level · n / L), ceil((level + 1) · n / L)).
+    const int64_t end = ((level + 1) * n + kQuantizedLevels - 1) / kQuantizedLevels;
+    double mass = 0;
+    int64_t nonzero = 0;
+    for (int64_t b = start; b < end; ++b)
+      if (c[size_t(b)] > 0) mass += double(c[size_t(b)]), ++nonzero;
+    for (int64_t b = start; b < end; ++b)
+      if (c[size_t(b)] > 0) q[size_t(b)] = mass / double(nonzero);
+    start = end;
+  }
+  double sum_p = 0, sum_q = 0;
+  for (int64_t b = 0; b < n; ++b) sum_p += p[size_t(b)], sum_q += q[size_t(b)];
+  double kl = 0;
+  for (int64_t b = 0; b < n; ++b) {
+    if (p[size_t(b)] <= 0) continue;
+    // Only bin n − 1 can have P > 0 where Q = 0 (all its mass is clipped outliers): that
+    // divergence is infinite, and TensorRT's reference leaves such a candidate out.
+    if (q[size_t(b)] <= 0) return std::numeric_limits<double>::infinity();
+    const double pb = p[size_t(b)] / sum_p, qb = q[size_t(b)] / sum_q;
+    kl += pb * std::log(pb / qb);
+  }
+  return kl;
+}
+
+class EntropyMethod final : public CalibrationMethod {
+ public:
+  std::string_view name() const override { return "entropy"; }
+  double amax(const AbsHistogram& h, const TensorStats& stats, const MethodOptions&) const override {
+    const int64_t used = h.used_bins();
+    if (h.empty() || used < kQuantizedLevels) return stats.max_abs;
+    double best = std::numeric_limits<double>::infinity();
+    int64_t best_n = used;
+    for (int64_t n = kQuantizedLevels; n <= used; ++n) {
+      const double kl = entropy_kl(h.counts(), n, used);
+      if (kl < best) best = kl, best_n = n;
+    }
+    return (double(best_n) - 0.5) * h.width();
+  }
+};
+
+const CalibrationMethod& entropy_method() {
+  static const EntropyMethod m;
+  return m;
+}
+
+}  // namespace q8

@@ -1,0 +1,40 @@
+// mse: the threshold t = n · w (n from 128 to N) minimizing Σ c[b] · (v_b − x̂(v_b))² over bin
+// centres v_b, x̂(v) = min(round_half_even(v / s), 127) · s, s = t / 127 (docs/calibration.md).
+#include <cmath>
+#include <limits>
+
+#include "calib/methods/method.h"
+
+namespace q8 {
+
+class MseMethod final : public CalibrationMethod {
+ public:
+  std::string_view name() const override { return "mse"; }
+  double amax(const AbsHistogram& h, const TensorStats& stats, const MethodOptions&) const override {
+    const int64_t used = h.used_bins();
+    if (h.empty() || used < kQuantizedLevels) return stats.max_abs;
+    const double w = h.width();
+    const auto& c = h.counts();
+    double best = std::numeric_limits<double>::infinity();
+    int64_t best_n = used;
+    for (int64_t n = kQuantizedLevels; n <= used; ++n) {
+      const double s = double(n) * w / 127.0;
+      double error = 0;
+      for (int64_t b = 0; b < used; ++b) {
+        if (!c[size_t(b)]) continue;
+        const double v = (double(b) + 0.5) * w;
+        const double q = std::min(std::nearbyint(v / s), 127.0) * s;
+        error += double(c[size_t(b)]) * (v - q) * (v - q);
+      }
+      if (error < best) best = error, best_n = n;
+    }
+    return double(best_n) * w;
+  }
+};
+
+const CalibrationMethod& mse_method() {
+  static const MseMethod m;
+  return m;
+}
+
+}  // namespace q8

@@ -1,0 +1,30 @@
+// The one list of calibration methods.
+#include <algorithm>
+
+#include "calib/methods/method.h"
+
+namespace q8 {
+
+const CalibrationMethod& max_method();
+const CalibrationMethod& percentile_method();
+const CalibrationMethod& entropy_method();
+const CalibrationMethod& mse_method();
+
+std::span<const CalibrationMethod* const> calibration_methods() {
+  static const CalibrationMethod* const methods[] = {&max_method(), &percentile_method(), &entropy_method(), &mse_method()};
+  return methods;
+}
+
+const CalibrationMethod* find_method(std::string_view name) {
+  for (const CalibrationMethod* m : calibration_methods())
+    if (m->name() == name) return m;
+  return nullptr;
+}
+
+std::string method_names() {
+  std::string out;
+  for (const CalibrationMethod* m : calibration_methods()) out += (out.empty() ? "" : ", ") + std::string(m->name());
+  return out;
+}
+
+}  // namespace q8

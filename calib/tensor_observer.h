@@ -1,0 +1,42 @@
+// What calibration keeps of one tensor across every batch: statistics and an |x| histogram.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "calib/histogram.h"
+#include "engine/ir/tensor.h"
+
+namespace q8 {
+
+struct TensorStats {
+  uint64_t elements = 0;  // finite values seen
+  uint64_t zeros = 0;
+  uint64_t nan = 0, pos_inf = 0, neg_inf = 0;
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
+  double max_abs = 0;
+
+  void merge(const TensorStats& other);
+};
+
+class TensorObserver {
+ public:
+  TensorObserver(int64_t bins, bool skip_zeros) : histogram_(bins), skip_zeros_(skip_zeros) {}
+
+  // Updates from one float32 tensor (any shape). Nothing of it is kept.
+  void observe(const Tensor& t);
+  void merge(const TensorObserver& other);
+
+  const TensorStats& stats() const { return stats_; }
+  const AbsHistogram& histogram() const { return histogram_; }
+  bool skip_zeros() const { return skip_zeros_; }
+  void assign(const TensorStats& stats, const AbsHistogram& histogram) { stats_ = stats, histogram_ = histogram; }
+
+ private:
+  TensorStats stats_;
+  AbsHistogram histogram_;
+  bool skip_zeros_;
+};
+
+}  // namespace q8

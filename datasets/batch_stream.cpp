@@ -1,0 +1,110 @@
+#include "datasets/batch_stream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+namespace q8 {
+
+namespace {
+constexpr size_t kBatchesAhead = 2;
+}
+
+BatchStream::BatchStream(std::vector<StreamInput> inputs, Preprocessing pre, BatchStreamOptions options)
+    : inputs_(std::move(inputs)), pre_(std::move(pre)), options_(options) {
+  check(!inputs_.empty(), "no model inputs to feed");
+  check(options_.batch_size >= 1, "--batch-size must be at least 1");
+  dataset_size_ = int64_t(inputs_[0].source->size());
+  for (const auto& in : inputs_)
+    check(int64_t(in.source->size()) == dataset_size_, "inputs have different sample counts: '" + inputs_[0].spec.name + "' " +
+                                                           std::to_string(dataset_size_) + ", '" + in.spec.name + "' " +
+                                                           std::to_string(in.source->size()));
+  order_.resize(size_t(dataset_size_));
+  std::iota(order_.begin(), order_.end(), size_t(0));
+  if (options_.shuffle) std::shuffle(order_.begin(), order_.end(), std::mt19937_64(options_.seed));
+  if (options_.limit > 0 && options_.limit < dataset_size_) order_.resize(size_t(options_.limit));
+  check(options_.skip <= int64_t(order_.size()), "the resumed run already covered " + std::to_string(options_.skip) +
+                                                     " samples, more than the " + std::to_string(order_.size()) + " here");
+  worker_ = std::thread([this] { produce(); });
+}
+
+BatchStream::~BatchStream() {
+  stop_ = true;
+  changed_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+Batch BatchStream::make_batch(int64_t begin, int64_t end) {
+  std::vector<std::vector<Tensor>> per_input(inputs_.size());
+  Batch batch;
+  for (int64_t k = begin; k < end; ++k) {
+    const size_t index = order_[size_t(k)];
+    std::vector<Tensor> samples;
+    try {
+      for (const auto& in : inputs_)
+        samples.push_back(to_model_sample(in.source->load(index), in.spec, pre_, in.source->origin(index)));
+    } catch (const DecodeError& e) {
+      if (options_.strict) throw Error(std::string(e.what()) + " (--strict)");
+      std::lock_guard<std::mutex> lock(mutex_);
+      skipped_.push_back(e.what());
+      continue;
+    }
+    for (size_t i = 0; i < inputs_.size(); ++i) per_input[i].push_back(std::move(samples[i]));
+    batch.labels.push_back(inputs_[0].source->label(index));
+  }
+  batch.count = int64_t(batch.labels.size());
+  batch.position = end - options_.skip;
+  if (batch.count == 0) return batch;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    Dims dims{batch.count};
+    dims.insert(dims.end(), inputs_[i].spec.sample_dims.begin(), inputs_[i].spec.sample_dims.end());
+    Tensor t(inputs_[i].spec.dtype, dims);
+    const size_t bytes = per_input[i][0].nbytes();
+    for (size_t s = 0; s < per_input[i].size(); ++s) std::memcpy(t.raw() + s * bytes, per_input[i][s].raw(), bytes);
+    batch.inputs[inputs_[i].spec.name] = std::move(t);
+  }
+  return batch;
+}
+
+void BatchStream::produce() {
+  try {
+    for (int64_t begin = options_.skip; begin < int64_t(order_.size()) && !stop_; begin += options_.batch_size) {
+      Batch b = make_batch(begin, std::min<int64_t>(begin + options_.batch_size, int64_t(order_.size())));
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return stop_ || ready_.size() < kBatchesAhead; });
+      if (stop_) return;
+      ready_.push_back(std::move(b));
+      changed_.notify_all();
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    error_ = std::current_exception();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  done_ = true;
+  changed_.notify_all();
+}
+
+std::optional<Batch> BatchStream::next() {
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !ready_.empty() || done_; });
+    if (!ready_.empty()) {
+      Batch b = std::move(ready_.front());
+      ready_.pop_front();
+      changed_.notify_all();
+      if (b.count == 0) continue;  // every sample of it was corrupt
+      return b;
+    }
+    if (error_) std::rethrow_exception(error_);
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> BatchStream::skipped() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return skipped_;
+}
+
+}  // namespace q8

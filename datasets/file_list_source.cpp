@@ -1,0 +1,88 @@
+#include "datasets/file_list_source.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "datasets/image_decoder.h"
+#include "engine/io/npy.h"
+#include "engine/onnx/tensor_proto.h"
+
+namespace q8 {
+
+namespace {
+
+std::string extension(const std::string& path) { return std::filesystem::path(path).extension().string(); }
+
+// Samples in a tensor file: -1 (one) or the batch size.
+int64_t samples_in(const std::string& path, size_t sample_rank) {
+  Dims dims;
+  try {
+    if (extension(path) == ".npy") dims = read_npy_header(path).dims;
+    else dims = read_tensor_pb(path).dims();
+  } catch (const Error&) {
+    return -1;  // reported when the sample is loaded
+  }
+  return dims.size() == sample_rank + 1 ? dims[0] : -1;
+}
+
+}  // namespace
+
+FileListSource::FileListSource(std::vector<std::string> files, std::vector<int64_t> labels, size_t sample_rank, std::string describe)
+    : files_(std::move(files)), labels_(std::move(labels)), describe_(std::move(describe)) {
+  for (size_t f = 0; f < files_.size(); ++f) {
+    const int64_t n = is_image_file(files_[f]) ? -1 : samples_in(files_[f], sample_rank);
+    if (n < 0) entries_.push_back({f, -1});
+    for (int64_t i = 0; i < n; ++i) entries_.push_back({f, i});
+  }
+}
+
+RawSample FileListSource::load(size_t i) const {
+  const Entry& e = entries_[i];
+  const std::string& path = files_[e.file];
+  RawSample s;
+  if (is_image_file(path)) {
+    s.kind = RawSample::Kind::Image;
+    s.image = decode_image(path);
+    return s;
+  }
+  try {
+    if (extension(path) == ".npy" && e.index >= 0) {
+      // Read only this sample's bytes.
+      const NpyHeader h = read_npy_header(path);
+      const Dims sample(h.dims.begin() + 1, h.dims.end());
+      Tensor t(h.dtype, sample);
+      std::ifstream in(path, std::ios::binary);
+      in.seekg(std::streamoff(h.data_offset + size_t(e.index) * t.nbytes()));
+      in.read(reinterpret_cast<char*>(t.raw()), std::streamsize(t.nbytes()));
+      if (size_t(in.gcount()) != t.nbytes()) throw DecodeError(origin(i) + ": truncated .npy data");
+      s.tensor = std::move(t);
+      return s;
+    }
+    Tensor t = extension(path) == ".npy" ? read_npy(path) : read_tensor_pb(path);
+    if (e.index >= 0) {
+      const Dims sample(t.dims().begin() + 1, t.dims().end());
+      Tensor one(t.dtype(), sample);
+      std::memcpy(one.raw(), t.raw() + size_t(e.index) * one.nbytes(), one.nbytes());
+      t = std::move(one);
+    }
+    s.tensor = std::move(t);
+    return s;
+  } catch (const Error& err) {
+    throw DecodeError(err.what());
+  }
+}
+
+std::string FileListSource::origin(size_t i) const {
+  const Entry& e = entries_[i];
+  return files_[e.file] + (e.index >= 0 ? "[" + std::to_string(e.index) + "]" : "");
+}
+
+std::optional<int64_t> FileListSource::label(size_t i) const {
+  if (labels_.empty()) return std::nullopt;
+  const int64_t l = labels_[entries_[i].file];
+  if (l < 0) return std::nullopt;
+  return l;
+}
+
+}  // namespace q8

@@ -1,0 +1,36 @@
+// Samples from a list of files: images (one sample each), .npy and .pb (one sample, or a batch
+// along axis 0 when the file has one more dimension than a sample).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "datasets/sample_source.h"
+
+namespace q8 {
+
+class FileListSource final : public SampleSource {
+ public:
+  // files: sorted paths; labels: per file, or empty. sample_rank: rank of one model-input sample
+  // (a tensor file of rank sample_rank + 1 is a batch). describe: the layout found.
+  FileListSource(std::vector<std::string> files, std::vector<int64_t> labels, size_t sample_rank, std::string describe);
+
+  size_t size() const override { return entries_.size(); }
+  RawSample load(size_t i) const override;
+  std::string origin(size_t i) const override;
+  std::optional<int64_t> label(size_t i) const override;
+  std::string describe() const override { return describe_; }
+
+ private:
+  struct Entry {
+    size_t file;
+    int64_t index;  // -1: the whole file is one sample
+  };
+  std::vector<std::string> files_;
+  std::vector<int64_t> labels_;
+  std::vector<Entry> entries_;
+  std::string describe_;
+};
+
+}  // namespace q8

@@ -1,0 +1,16 @@
+// Matching a dataset path to a model's inputs. One input: the path holds its samples. Several
+// inputs: the path is a directory with one subdirectory (or file) per input name, samples
+// paired by their order (docs/datasets.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "datasets/batch_stream.h"
+
+namespace q8 {
+
+std::vector<StreamInput> open_model_inputs(const Graph& graph, const std::string& path, const Preprocessing& pre,
+                                           SourceOptions options);
+
+}  // namespace q8

@@ -1,0 +1,45 @@
+// Turning a dataset sample into one model-input sample: resize (exact, or shorter side and
+// centre crop; bilinear), colour order, layout, scale, per-channel mean and std, dtype.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "datasets/raw_sample.h"
+#include "engine/ir/graph.h"
+
+namespace q8 {
+
+struct Preprocessing {
+  std::string resize = "exact";   // exact | shorter
+  std::string color;              // rgb | bgr | gray; "" = gray for 1 channel, rgb for 3
+  std::string layout;             // nchw | nhwc; "" = from the model's input shape
+  double scale = 1.0 / 255.0;     // applied to 8-bit pixels before mean and std
+  std::vector<double> mean{0.0};  // one value, or one per channel
+  std::vector<double> std{1.0};
+  int64_t height = 0, width = 0;  // 0 = from the model's input shape
+
+  // Reads keys of the same names from a JSON file ("mean": [..], "std": [..], "size": [h, w]).
+  void merge_json(const std::string& path);
+  std::string describe() const;
+};
+
+// One model input: its name, element type and the shape of one sample (without the batch).
+struct InputSpec {
+  std::string name;
+  DType dtype = DType::Float32;
+  Dims sample_dims;
+};
+
+// The spec of a graph input; symbolic spatial dims come from preprocessing's height and width.
+InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre);
+
+// Applies preprocessing to an image, or checks and converts a tensor sample. Errors name
+// origin and what cannot be fixed (a tensor of the wrong shape, a model input that is not an
+// image for an image sample).
+Tensor to_model_sample(const RawSample& sample, const InputSpec& spec, const Preprocessing& pre, const std::string& origin);
+
+// Bilinear resize of 8-bit interleaved pixels (half-pixel centres), exposed for tests.
+Image resize_bilinear(const Image& src, int64_t height, int64_t width);
+
+}  // namespace q8

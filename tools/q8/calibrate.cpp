@@ -1,0 +1,265 @@
+// q8 calibrate MODEL --data PATH --method M --cache FILE [--json FILE] [--histograms FILE.h5]:
+// streams a dataset through the FP32 graph and writes calibration data (docs/calibration.md).
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "calib/calibration_run.h"
+#include "calib/hdf5_histograms.h"
+#include "calib/json_table.h"
+#include "calib/sha256.h"
+#include "calib/trt_cache.h"
+#include "datasets/model_inputs.h"
+#include "engine/cpu/blas.h"
+#include "engine/io/atomic_write.h"
+#include "engine/onnx/import.h"
+#include "tools/q8/commands.h"
+
+namespace q8::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+struct CalibrateOptions {
+  std::string model, data;
+  Preprocessing pre;
+  std::string preprocess_json, size, mean, std;
+  SourceOptions source;
+  BatchStreamOptions stream;
+  std::string method = "entropy";
+  double percentile = 99.99;
+  int64_t bins = 2048;
+  bool skip_zeros = false;
+  std::vector<std::string> overrides;
+  std::string cache, json, histograms, resume;
+  std::vector<std::string> merge;
+  std::string trt_version = kDefaultTrtVersion;
+  int threads = 0;
+  bool quiet = false;
+};
+
+std::vector<double> parse_list(const std::string& text, const char* flag) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    try {
+      out.push_back(std::stod(item));
+    } catch (const std::exception&) {
+      throw Error(std::string(flag) + " '" + text + "' is not a comma-separated list of numbers");
+    }
+  }
+  return out;
+}
+
+void check_writable(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  check(fs::is_directory(dir) && ::access(dir.c_str(), W_OK) == 0,
+        std::string(flag) + " " + path + ": cannot write there (directory missing or read-only)");
+}
+
+MethodChoice method_choice(const CalibrateOptions& o) {
+  MethodChoice choice;
+  choice.default_method = o.method;
+  choice.options.percentile = o.percentile;
+  for (const auto& arg : o.overrides) {
+    const size_t eq = arg.rfind('=');
+    check(eq != std::string::npos && eq > 0, "--override '" + arg + "' is not NAME_OR_OPTYPE=METHOD");
+    const std::string method = arg.substr(eq + 1);
+    check(find_method(method) != nullptr, "--override " + arg + ": unknown method (methods: " + method_names() + ")");
+    choice.overrides[arg.substr(0, eq)] = method;
+  }
+  check(find_method(o.method) != nullptr, "--method " + o.method + ": unknown method (methods: " + method_names() + ")");
+  return choice;
+}
+
+std::string settings_json(const CalibrateOptions& o, const std::string& dataset) {
+  nlohmann::ordered_json j;
+  j["method"] = o.method;
+  j["percentile"] = o.percentile;
+  j["bins"] = o.bins;
+  j["skip_zeros"] = o.skip_zeros;
+  j["overrides"] = o.overrides;
+  j["batch_size"] = o.stream.batch_size;
+  j["limit"] = o.stream.limit;
+  j["shuffle"] = o.stream.shuffle;
+  j["seed"] = o.stream.seed;
+  j["data"] = o.data;
+  j["dataset"] = dataset;
+  j["preprocessing"] = o.pre.describe();
+  return j.dump();
+}
+
+void calibrate(CalibrateOptions o) {
+  if (o.threads > 0) set_compute_threads(o.threads);
+  if (!o.preprocess_json.empty()) o.pre.merge_json(o.preprocess_json);
+  if (!o.size.empty()) {
+    const size_t x = o.size.find('x');
+    check(x != std::string::npos, "--size '" + o.size + "' is not HxW");
+    o.pre.height = std::stoll(o.size.substr(0, x)), o.pre.width = std::stoll(o.size.substr(x + 1));
+  }
+  if (!o.mean.empty()) o.pre.mean = parse_list(o.mean, "--mean");
+  if (!o.std.empty()) o.pre.std = parse_list(o.std, "--std");
+  check(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
+  check(!o.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
+  check_writable(o.cache, "--cache");
+  check_writable(o.json, "--json");
+  check_writable(o.histograms, "--histograms");
+  const MethodChoice choice = method_choice(o);
+
+  const Graph graph = load_model(o.model);
+  const std::string sha = sha256_hex(read_file(o.model));
+  Calibrator calibrator(graph, {o.bins, o.skip_zeros});
+  HistogramFile previous;
+  if (!o.resume.empty()) {
+    previous = read_histograms(o.resume);
+    check(previous.model_sha256 == sha, o.resume + " was made for another model than " + o.model);
+    check(previous.bins == o.bins && previous.skip_zeros == o.skip_zeros,
+          o.resume + " was made with --bins " + std::to_string(previous.bins) + (previous.skip_zeros ? " --skip-zeros" : "") +
+              "; resume with the same settings");
+    calibrator.merge(previous.observers);
+    o.stream.skip = int64_t(previous.samples);
+  }
+  uint64_t merged_samples = 0;
+  std::string merged_from;
+  for (const auto& path : o.merge) {
+    HistogramFile shard = read_histograms(path);
+    check(shard.model_sha256 == sha, path + " was made for another model than " + o.model);
+    check(shard.bins == o.bins && shard.skip_zeros == o.skip_zeros,
+          path + " was made with --bins " + std::to_string(shard.bins) + (shard.skip_zeros ? " --skip-zeros" : "") +
+              "; merge with the same settings");
+    calibrator.merge(shard.observers);
+    merged_samples += shard.samples;
+    merged_from += (merged_from.empty() ? "" : " + ") + shard.dataset;
+  }
+
+  std::printf("=== q8 calibrate ===\nmodel:         %s (opset %lld, sha256 %.12s…)\n", o.model.c_str(),
+              static_cast<long long>(graph.opset()), sha.c_str());
+  std::unique_ptr<BatchStream> stream;
+  std::vector<StreamInput> inputs;
+  std::string dataset = merged_from;
+  if (!o.data.empty()) {
+    inputs = open_model_inputs(graph, o.data, o.pre, o.source);
+    stream = std::make_unique<BatchStream>(inputs, o.pre, o.stream);
+    dataset = inputs[0].source->describe() + " at " + o.data;
+    for (const auto& in : inputs)
+      std::printf("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
+                  dims_to_string(in.spec.sample_dims).c_str(), in.source->describe().c_str());
+    std::printf("dataset:       %lld samples, running %lld (batch %lld%s%s)\n", static_cast<long long>(stream->dataset_size()),
+                static_cast<long long>(stream->total()), static_cast<long long>(o.stream.batch_size),
+                o.stream.shuffle ? (", shuffled with seed " + std::to_string(o.stream.seed)).c_str() : ", sorted order",
+                o.stream.skip ? (", resuming after " + std::to_string(o.stream.skip)).c_str() : "");
+    std::printf("preprocessing: %s\n", o.pre.describe().c_str());
+  }
+  if (!o.merge.empty()) std::printf("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(merged_samples));
+  std::printf("method:        %s%s, %lld bins%s\n", o.method.c_str(),
+              o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "", static_cast<long long>(o.bins),
+              o.skip_zeros ? ", zeros skipped" : "");
+  for (const auto& [k, m] : choice.overrides) std::printf("override:      %s -> %s\n", k.c_str(), m.c_str());
+  std::printf("outputs:       %s%s%s%s%s%s\n", o.cache.empty() ? "" : ("cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method) + ") ").c_str(),
+              o.json.empty() ? "" : "json ", o.json.c_str(), o.histograms.empty() ? "" : " histograms ", o.histograms.c_str(), "");
+  std::fflush(stdout);
+
+  CalibrationRunResult run;
+  if (stream) {
+    Executor exec(graph);
+    Progress progress("calibrating", stream->total(), o.quiet);
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    run = run_calibration(exec, calibrator, *stream, progress, g_interrupted);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    for (const auto& s : stream->skipped()) std::fprintf(stderr, "q8: warning: skipped %s\n", s.c_str());
+    if (!stream->skipped().empty())
+      std::fprintf(stderr, "q8: warning: skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
+  }
+  HistogramFile file{sha, Q8_VERSION, dataset, o.bins, o.skip_zeros,
+                     previous.samples + merged_samples + uint64_t(run.positions), calibrator.observers()};
+  if (run.interrupted) {
+    if (!o.histograms.empty()) {
+      write_histograms(o.histograms, file);
+      throw Error("interrupted after " + std::to_string(file.samples) + " samples; histograms so far are in " + o.histograms +
+                  " (continue with --resume " + o.histograms + "); no cache or table written");
+    }
+    throw Error("interrupted after " + std::to_string(file.samples) + " samples; nothing written (--histograms keeps progress)");
+  }
+  check(!calibrator.observers().empty(), "no floating-point activations were observed");
+  if (stream) std::printf("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
+                          run.seconds > 0 ? double(run.samples) / run.seconds : 0.0);
+  for (const auto& [name, obs] : calibrator.observers()) {
+    const TensorStats& s = obs.stats();
+    if (s.nan || s.pos_inf || s.neg_inf)
+      std::fprintf(stderr, "q8: warning: tensor '%s' had %llu NaN, %llu +Inf, %llu -Inf values (excluded from its range)\n",
+                   name.c_str(), static_cast<unsigned long long>(s.nan), static_cast<unsigned long long>(s.pos_inf),
+                   static_cast<unsigned long long>(s.neg_inf));
+  }
+
+  RangeTable table = calibrator.finalize(graph, choice);
+  table.model_sha256 = sha, table.q8_version = Q8_VERSION, table.dataset = dataset, table.samples = file.samples;
+  int degenerate = 0;
+  for (const auto& [name, r] : table.activations) degenerate += r.degenerate();
+  std::printf("calibrated %zu activations (%d all-zero) and %zu weights\n", table.activations.size(), degenerate, table.weights.size());
+  if (!o.histograms.empty()) write_histograms(o.histograms, file), std::printf("wrote %s\n", o.histograms.c_str());
+  if (!o.json.empty()) write_json_table(o.json, table, settings_json(o, dataset)), std::printf("wrote %s\n", o.json.c_str());
+  if (!o.cache.empty()) {
+    write_file_atomically(o.cache, format_trt_cache(make_trt_cache(table, graph, o.trt_version, trt_algorithm(o.method))));
+    std::printf("wrote %s\n", o.cache.c_str());
+  }
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("calibrate", "Stream a dataset through the FP32 graph and write calibration data");
+  auto o = std::make_shared<CalibrateOptions>();
+  cmd->add_option("model", o->model, "ONNX model")->required();
+  cmd->add_option("--data", o->data, "dataset directory or file (images, .npy, .pb, IDX, HDF5; docs/datasets.md)");
+  auto* pre = "Preprocessing";
+  cmd->add_option("--resize", o->pre.resize, "exact, or shorter (shorter side, then centre crop)")->capture_default_str()->group(pre)
+      ->check(CLI::IsMember({"exact", "shorter"}));
+  cmd->add_option("--size", o->size, "HxW of the model input (default: from the model)")->group(pre);
+  cmd->add_option("--color", o->pre.color, "rgb, bgr or gray (default: from the channel count)")->group(pre)
+      ->check(CLI::IsMember({"rgb", "bgr", "gray"}));
+  cmd->add_option("--layout", o->pre.layout, "nchw or nhwc (default: from the model's input shape)")->group(pre)
+      ->check(CLI::IsMember({"nchw", "nhwc"}));
+  cmd->add_option("--scale", o->pre.scale, "multiplies 8-bit pixels")->capture_default_str()->group(pre);
+  cmd->add_option("--mean", o->mean, "per-channel mean, after scale (a or a,b,c)")->group(pre);
+  cmd->add_option("--std", o->std, "per-channel std, after scale (a or a,b,c)")->group(pre);
+  cmd->add_option("--preprocess", o->preprocess_json, "JSON file with the same keys (flags given here win)")->group(pre);
+  cmd->add_option("--h5-dataset", o->source.h5_dataset, "HDF5 dataset of samples")->capture_default_str()->group(pre);
+  cmd->add_option("--h5-labels", o->source.h5_labels, "HDF5 dataset of labels (default: 'labels' if present)")->group(pre);
+  auto* stream = "Streaming";
+  cmd->add_option("--batch-size", o->stream.batch_size, "samples per batch")->capture_default_str()->group(stream);
+  cmd->add_option("--limit", o->stream.limit, "use the first N samples of the order (0: all)")->capture_default_str()->group(stream);
+  cmd->add_flag("--shuffle", o->stream.shuffle, "shuffle the order (with --seed)")->group(stream);
+  cmd->add_option("--seed", o->stream.seed, "shuffle seed")->capture_default_str()->group(stream);
+  cmd->add_flag("--strict", o->stream.strict, "stop at the first corrupt sample instead of skipping it")->group(stream);
+  cmd->add_flag("--quiet", o->quiet, "no progress on stderr")->group(stream);
+  cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->group(stream);
+  auto* method = "Method";
+  cmd->add_option("--method", o->method, "max, percentile, entropy or mse")->capture_default_str()->group(method);
+  cmd->add_option("--percentile", o->percentile, "for --method percentile")->capture_default_str()->group(method);
+  cmd->add_option("--bins", o->bins, "histogram bins (a power of two)")->capture_default_str()->group(method);
+  cmd->add_flag("--skip-zeros", o->skip_zeros, "leave zeros out of histograms")->group(method);
+  cmd->add_option("--override", o->overrides, "NAME_OR_OPTYPE=METHOD: another method for a tensor or an op type's outputs")->group(method);
+  auto* out = "Outputs";
+  cmd->add_option("--cache", o->cache, "TensorRT calibration cache")->group(out);
+  cmd->add_option("--json", o->json, "JSON range table (what q8 quantize reads)")->group(out);
+  cmd->add_option("--histograms", o->histograms, "HDF5 histograms (to inspect, resume or merge)")->group(out);
+  cmd->add_option("--trt-version", o->trt_version, "TensorRT version in the cache header (7000, 8601, 100300)")
+      ->capture_default_str()->group(out);
+  cmd->add_option("--resume", o->resume, "continue the run saved in this HDF5 file")->group(out);
+  cmd->add_option("--merge", o->merge, "add the histograms of this HDF5 file (shards calibrated apart); repeatable")->group(out);
+  cmd->callback([o] { calibrate(*o); });
+}
+
+}  // namespace q8::cli
