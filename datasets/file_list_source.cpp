@@ -14,15 +14,25 @@ namespace {
 
 std::string extension(const std::string& path) { return std::filesystem::path(path).extension().string(); }
 
-// Samples in a tensor file: -1 (one) or the batch size.
+// Samples in a tensor file: -1 (one) or the batch size. A file of rank sample_rank + 1 is a
+// batch; so is an 8-bit file of H×W images ([N, H, W], W not 1, 3 or 4) or H×W×C images.
 int64_t samples_in(const std::string& path, size_t sample_rank) {
   Dims dims;
+  DType dtype;
   try {
-    if (extension(path) == ".npy") dims = read_npy_header(path).dims;
-    else dims = read_tensor_pb(path).dims();
+    if (extension(path) == ".npy") {
+      const NpyHeader h = read_npy_header(path);
+      dims = h.dims, dtype = h.dtype;
+    } else {
+      const Tensor t = read_tensor_pb(path);
+      dims = t.dims(), dtype = t.dtype();
+    }
   } catch (const Error&) {
     return -1;  // reported when the sample is loaded
   }
+  auto is_channels = [](int64_t c) { return c == 1 || c == 3 || c == 4; };
+  if (dtype == DType::Uint8 && dims.size() == 3 && !is_channels(dims[2])) return dims[0];
+  if (dtype == DType::Uint8 && dims.size() == 4 && is_channels(dims[3])) return dims[0];
   return dims.size() == sample_rank + 1 ? dims[0] : -1;
 }
 

@@ -26,6 +26,11 @@ Image decode_image(const std::string& path) {
   int w = 0, h = 0, c = 0;
   stbi_uc* data = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), int(bytes.size()), &w, &h, &c, 0);
   if (!data) throw DecodeError(path + ": cannot decode image (" + std::string(stbi_failure_reason()) + ")");
+  // stb reads a truncated binary PGM/PPM without complaint: its pixels alone need w·h·c bytes.
+  if ((bytes.rfind("P5", 0) == 0 || bytes.rfind("P6", 0) == 0) && bytes.size() < size_t(w) * size_t(h) * size_t(c)) {
+    stbi_image_free(data);
+    throw DecodeError(path + ": truncated PGM/PPM data");
+  }
   Image img;
   img.height = h, img.width = w, img.channels = c == 2 ? 1 : c;  // grey+alpha: keep grey
   img.pixels.resize(size_t(h) * size_t(w) * size_t(img.channels));

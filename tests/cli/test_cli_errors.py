@@ -4,6 +4,7 @@
 
     test_cli_errors.py Q8_BINARY WORK_DIR
 """
+import json
 import os
 import shutil
 import subprocess
@@ -64,6 +65,40 @@ def make_fixtures(work):
                       "wrong_dtype": r.integers(0, 255, (2, 1, 28, 28)).astype(np.int32)}.items():
         p[name] = os.path.join(work, name + ".npy")
         np.save(p[name], arr)
+    # Calibration fixtures: a folder of PGM images with one corrupt, an empty folder, a folder of
+    # unknown files, wrong-shaped tensors, a two-input model, data with NaN and Inf.
+    images = os.path.join(work, "images")
+    os.makedirs(images)
+    pix = (np.arange(28 * 28) % 251).astype(np.uint8).tobytes()
+    for i in range(6):
+        with open(os.path.join(images, f"{i}.pgm"), "wb") as f:
+            f.write(b"P5\n28 28\n255\n" + (pix if i != 3 else pix[:100]))
+    p["images"] = images
+    p["empty_dir"] = os.path.join(work, "empty")
+    os.makedirs(p["empty_dir"])
+    p["unknown_dir"] = os.path.join(work, "unknown")
+    os.makedirs(p["unknown_dir"])
+    open(os.path.join(p["unknown_dir"], "readme.txt"), "w").write("x")
+    p["wrong_tensor_dir"] = os.path.join(work, "wrong_tensors")
+    os.makedirs(p["wrong_tensor_dir"])
+    np.save(os.path.join(p["wrong_tensor_dir"], "x.npy"), r.random((4, 3, 28, 28), dtype=np.float32))
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, ["N", 4])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, ["N", 4])
+    s = helper.make_tensor_value_info("s", TensorProto.FLOAT, ["N", 4])
+    g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["s"], name="add")], "two", [a, b], [s])
+    p["two_inputs"] = os.path.join(work, "two_inputs.onnx")
+    save_unchecked(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), p["two_inputs"])
+    p["two_data"] = os.path.join(work, "two_data")
+    os.makedirs(os.path.join(p["two_data"], "a"))
+    np.save(os.path.join(p["two_data"], "a", "x.npy"), r.random((3, 4), dtype=np.float32))
+    bad = r.random((8, 4), dtype=np.float32)
+    bad[0, 0], bad[1, 1], bad[2, 2] = np.nan, np.inf, -np.inf
+    p["nan_data"] = os.path.join(work, "nan_data")
+    os.makedirs(os.path.join(p["nan_data"], "a"))
+    os.makedirs(os.path.join(p["nan_data"], "b"))
+    np.save(os.path.join(p["nan_data"], "a", "x.npy"), bad)
+    np.save(os.path.join(p["nan_data"], "b", "x.npy"), np.ones((8, 4), dtype=np.float32))
+
     raw = open(p["good"], "rb").read()
     p["cut_npy"] = os.path.join(work, "cut.npy")
     with open(p["cut_npy"], "wb") as f:
@@ -77,6 +112,7 @@ def main():
     os.makedirs(work)
     p = make_fixtures(work)
     out = os.path.join(work, "out")
+    os.makedirs(out)  # failing commands must leave it empty
     cases = [
         # (description, arguments, text the one error line must contain)
         ("missing model file", ["inspect", os.path.join(work, "absent.onnx")], "absent.onnx: no such file"),
@@ -101,6 +137,23 @@ def main():
          "nope.npy: no such file"),
         ("unwritable output directory", ["run", FASHION, "--output-dir", "/proc/q8-out"], "/proc/q8-out"),
         ("unknown flag", ["run", FASHION, "--output-dir", out, "--fp16"], "--fp16"),
+        ("calibrate: missing data directory", ["calibrate", FASHION, "--data", os.path.join(work, "nowhere"), "--cache",
+                                               os.path.join(out, "c")], "nowhere: no such file or directory"),
+        ("calibrate: empty data directory", ["calibrate", FASHION, "--data", p["empty_dir"], "--cache", os.path.join(out, "c")],
+         "empty: directory is empty"),
+        ("calibrate: no files of a known type", ["calibrate", FASHION, "--data", p["unknown_dir"], "--cache",
+                                                 os.path.join(out, "c")], "unknown: no files of a known type"),
+        ("calibrate: corrupt image with --strict", ["calibrate", FASHION, "--data", p["images"], "--strict", "--quiet",
+                                                    "--cache", os.path.join(out, "c")], "3.pgm: truncated PGM/PPM data (--strict)"),
+        ("calibrate: tensors of a shape preprocessing cannot fix",
+         ["calibrate", FASHION, "--data", p["wrong_tensor_dir"], "--quiet", "--cache", os.path.join(out, "c")],
+         "x.npy[0]: sample of shape 3x28x28 does not fit input 'input' (sample shape 1x28x28)"),
+        ("calibrate: a model input with no data", ["calibrate", p["two_inputs"], "--data", p["two_data"], "--cache",
+                                                   os.path.join(out, "c")], "has no entry for model input 'b'"),
+        ("calibrate: unwritable output", ["calibrate", FASHION, "--data", p["images"], "--cache", "/proc/q8/x.cache"],
+         "--cache /proc/q8/x.cache: cannot write there"),
+        ("calibrate: unknown method", ["calibrate", FASHION, "--data", p["images"], "--method", "kl", "--cache",
+                                       os.path.join(out, "c")], "--method kl: unknown method (methods: max, percentile, entropy, mse)"),
     ]
     passed = failed = 0
     for what, args, text in cases:
@@ -118,6 +171,33 @@ def main():
         print(("FAIL " if problems else "ok   ") + what + ("" if not problems else ": " + "; ".join(problems)))
         passed += not problems
         failed += bool(problems)
+
+    # Runs that succeed but must warn: corrupt images skipped with names and a count; NaN/Inf
+    # counted, excluded and reported per tensor.
+    warn_cases = [
+        ("calibrate: corrupt image skipped and counted", ["calibrate", FASHION, "--data", p["images"], "--quiet", "--json",
+                                                          os.path.join(work, "skip.json")],
+         ["skipped " + os.path.join(p["images"], "3.pgm"), "skipped 1 corrupt samples"]),
+        ("calibrate: NaN and Inf reported", ["calibrate", p["two_inputs"], "--data", p["nan_data"], "--quiet", "--json",
+                                             os.path.join(work, "nan.json")],
+         ["tensor 'a' had 1 NaN, 1 +Inf, 1 -Inf values (excluded from its range)"]),
+    ]
+    for what, args, texts in warn_cases:
+        proc = subprocess.run([q8] + args, capture_output=True, text=True)
+        problems = []
+        if proc.returncode != 0:
+            problems.append(f"exit {proc.returncode}: {proc.stderr.strip()}")
+        for text in texts:
+            if text not in proc.stderr:
+                problems.append(f"stderr lacks {text!r}: {proc.stderr.strip()!r}")
+        print(("FAIL " if problems else "ok   ") + what + ("" if not problems else ": " + "; ".join(problems)))
+        passed += not problems
+        failed += bool(problems)
+    table = json.load(open(os.path.join(work, "nan.json")))["activations"]["a"]
+    ok = table["nan"] == 1 and table["pos_inf"] == 1 and table["neg_inf"] == 1 and table["elements"] == 29 and table["max_abs"] < 1
+    print(("ok   " if ok else "FAIL ") + "calibrate: NaN/Inf counted and left out of the range in the JSON table")
+    passed += ok
+    failed += not ok
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

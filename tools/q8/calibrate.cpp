@@ -100,6 +100,9 @@ std::string settings_json(const CalibrateOptions& o, const std::string& dataset)
 }
 
 void calibrate(CalibrateOptions o) {
+  // From here on Ctrl-C (or SIGTERM) stops the run between batches, with nothing half-written.
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   if (o.threads > 0) set_compute_threads(o.threads);
   if (!o.preprocess_json.empty()) o.pre.merge_json(o.preprocess_json);
   if (!o.size.empty()) {
@@ -173,11 +176,7 @@ void calibrate(CalibrateOptions o) {
   if (stream) {
     Executor exec(graph);
     Progress progress("calibrating", stream->total(), o.quiet);
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
     run = run_calibration(exec, calibrator, *stream, progress, g_interrupted);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     for (const auto& s : stream->skipped()) std::fprintf(stderr, "q8: warning: skipped %s\n", s.c_str());
     if (!stream->skipped().empty())
       std::fprintf(stderr, "q8: warning: skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
