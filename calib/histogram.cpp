@@ -44,12 +44,19 @@ void AbsHistogram::coarsen_to(int exponent) {
   }
 }
 
+void AbsHistogram::prepare(float max_abs) {
+  if (max_abs <= 0) return;
+  const int e = exponent_for(max_abs);
+  if (!has_width_) exponent_ = e, has_width_ = true;
+  else if (e > exponent_) coarsen_to(e);
+}
+
+void AbsHistogram::add_counts(const std::vector<uint64_t>& counts) {
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += counts[i];
+}
+
 void AbsHistogram::add(const float* values, int64_t n, float max_abs, bool count_zeros) {
-  if (max_abs > 0) {
-    const int e = exponent_for(max_abs);
-    if (!has_width_) exponent_ = e, has_width_ = true;
-    else if (e > exponent_) coarsen_to(e);
-  }
+  prepare(max_abs);
   if (!has_width_) {  // only zeros so far: they belong in bin 0 at any width
     if (count_zeros) {
       for (int64_t i = 0; i < n; ++i) counts_[0] += values[i] == 0.0f;

@@ -1,8 +1,13 @@
 #include "calib/tensor_observer.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <mutex>
 #include <vector>
+
+#include "engine/cpu/parallel.h"
 
 namespace q8 {
 
@@ -11,25 +16,77 @@ void TensorStats::merge(const TensorStats& o) {
   min = std::min(min, o.min), max = std::max(max, o.max), max_abs = std::max(max_abs, o.max_abs);
 }
 
+namespace {
+
+// Values per parallel chunk: large enough that threads pay off, small enough to share work.
+constexpr int64_t kChunk = 1 << 16;
+
+struct ChunkStats {
+  float lo = INFINITY, hi = -INFINITY;
+  uint64_t zeros = 0, nonfinite = 0;
+};
+
+// Branch-free, so the compiler vectorizes it: NaN and ±Inf have an all-ones exponent.
+ChunkStats scan(const float* p, int64_t n) {
+  ChunkStats s;
+  float lo = INFINITY, hi = -INFINITY;
+  uint32_t zeros = 0, nonfinite = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = p[i];
+    const uint32_t bits = std::bit_cast<uint32_t>(v);
+    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
+    nonfinite += !finite;
+    zeros += v == 0.0f;
+    lo = finite && v < lo ? v : lo;
+    hi = finite && v > hi ? v : hi;
+  }
+  s.lo = lo, s.hi = hi, s.zeros = zeros, s.nonfinite = nonfinite;
+  return s;
+}
+
+// Bins |v| · inv (exact: inv is a power of two) into four interleaved count arrays, which
+// breaks the store-to-load chains of repeated bins, then folds them into counts.
+void bin_chunk(const float* p, int64_t n, float inv, int64_t bins, bool count_zeros, uint64_t* counts) {
+  std::vector<uint32_t> local(size_t(4 * bins), 0);
+  const int64_t last = bins - 1;
+  int64_t i = 0;
+  auto bin_of = [&](float v) {
+    const int64_t b = int64_t(std::fabs(v) * inv);
+    return b < last ? b : last;
+  };
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; ++k) ++local[size_t(k * bins + bin_of(p[i + k]))];
+  for (; i < n; ++i) ++local[size_t(bin_of(p[i]))];
+  for (int64_t b = 0; b < bins; ++b)
+    counts[b] += uint64_t(local[size_t(b)]) + local[size_t(bins + b)] + local[size_t(2 * bins + b)] + local[size_t(3 * bins + b)];
+  if (!count_zeros) {  // zeros all landed in bin 0; take them back out
+    uint64_t zeros = 0;
+    for (int64_t j = 0; j < n; ++j) zeros += p[j] == 0.0f;
+    counts[0] -= zeros;
+  }
+}
+
+}  // namespace
+
 void TensorObserver::observe(const Tensor& t) {
   const float* p = t.data<float>();
   const int64_t n = t.numel();
-  // Pass 1: statistics; NaN and Inf are counted and set aside.
-  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-  uint64_t zeros = 0, nonfinite = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = p[i];
-    if (!std::isfinite(v)) {
-      ++nonfinite;
-      continue;
-    }
-    lo = std::min(lo, v), hi = std::max(hi, v);
-    zeros += v == 0.0f;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  // Pass 1: statistics, per chunk in parallel.
+  std::vector<ChunkStats> parts(size_t(std::max<int64_t>(chunks, 1)));
+  parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) parts[size_t(c)] = scan(p + c * kChunk, std::min(kChunk, n - c * kChunk));
+  });
+  ChunkStats total;
+  for (const ChunkStats& s : parts) {
+    total.lo = std::min(total.lo, s.lo), total.hi = std::max(total.hi, s.hi);
+    total.zeros += s.zeros, total.nonfinite += s.nonfinite;
   }
+  // NaN and Inf are counted and set aside (rare: the copy costs nothing when there are none).
   std::vector<float> finite;
   const float* values = p;
   int64_t count = n;
-  if (nonfinite) {
+  if (total.nonfinite) {
     finite.reserve(size_t(n));
     for (int64_t i = 0; i < n; ++i) {
       const float v = p[i];
@@ -41,14 +98,29 @@ void TensorObserver::observe(const Tensor& t) {
     count = int64_t(finite.size());
   }
   stats_.elements += uint64_t(count);
-  stats_.zeros += zeros;
+  stats_.zeros += total.zeros;
   if (count == 0) return;
-  stats_.min = std::min(stats_.min, double(lo));
-  stats_.max = std::max(stats_.max, double(hi));
-  const float max_abs = std::max(std::fabs(lo), std::fabs(hi));
+  stats_.min = std::min(stats_.min, double(total.lo));
+  stats_.max = std::max(stats_.max, double(total.hi));
+  const float max_abs = std::max(std::fabs(total.lo), std::fabs(total.hi));
   stats_.max_abs = std::max(stats_.max_abs, double(max_abs));
   // Pass 2: the histogram.
-  histogram_.add(values, count, max_abs, !skip_zeros_);
+  histogram_.prepare(max_abs);
+  if (histogram_.empty()) {  // zeros only so far
+    if (!skip_zeros_) histogram_.add_zeros(total.zeros);
+    return;
+  }
+  const float inv = std::ldexp(1.0f, -histogram_.exponent());
+  const int64_t bins = histogram_.bins();
+  const int64_t value_chunks = (count + kChunk - 1) / kChunk;
+  std::mutex merge;
+  parallel_for(value_chunks, 1, [&](int64_t c0, int64_t c1) {
+    std::vector<uint64_t> local(size_t(bins), 0);
+    for (int64_t c = c0; c < c1; ++c)
+      bin_chunk(values + c * kChunk, std::min(kChunk, count - c * kChunk), inv, bins, !skip_zeros_, local.data());
+    std::lock_guard<std::mutex> lock(merge);
+    histogram_.add_counts(local);
+  });
 }
 
 void TensorObserver::merge(const TensorObserver& other) {

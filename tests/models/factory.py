@@ -199,6 +199,22 @@ def _torch_models():
                           dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
                           training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True)
 
+    class Detector640(nn.Module):
+        """A 640x640 encoder-decoder: strided convs down, ConvTranspose up (a detection-style neck)."""
+
+        def __init__(self):
+            super().__init__()
+            self.down = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1), nn.BatchNorm2d(32), nn.ReLU(),
+                                      nn.Conv2d(32, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),
+                                      nn.Conv2d(64, 128, 3, 2, 1), nn.BatchNorm2d(128), nn.ReLU(),
+                                      nn.Conv2d(128, 256, 3, 2, 1), nn.ReLU())
+            self.up1 = nn.ConvTranspose2d(256, 128, 2, stride=2)
+            self.up2 = nn.ConvTranspose2d(128, 64, 4, stride=2, padding=1, groups=2)
+            self.head = nn.Conv2d(64, 8, 1)
+
+        def forward(self, x):
+            return self.head(F.relu(self.up2(F.relu(self.up1(self.down(x))))))
+
     torch.manual_seed(0)
     shape = ShapeSubgraph()
     torch.manual_seed(1)
@@ -207,6 +223,9 @@ def _torch_models():
     for opset in (9, 11, 13, 17):
         makers[f"torch_shape_subgraph_opset{opset}"] = (lambda p, o=opset: export(shape, torch.zeros(1, 3, 8, 8), o, p))
     makers["resnet18"] = lambda p: export(resnet, torch.zeros(1, 3, 224, 224), 13, p)
+    torch.manual_seed(2)
+    detector = Detector640()
+    makers["detector640"] = lambda p: export(detector, torch.zeros(1, 3, 640, 640), 13, p)
     return makers
 
 
@@ -234,7 +253,7 @@ def main():
         if not wanted or name in wanted:
             onnx.save(make(), os.path.join(out, name + ".onnx"))
     torch_names = [n for n in ["torch_shape_subgraph_opset9", "torch_shape_subgraph_opset11",
-                               "torch_shape_subgraph_opset13", "torch_shape_subgraph_opset17", "resnet18"]
+                               "torch_shape_subgraph_opset13", "torch_shape_subgraph_opset17", "resnet18", "detector640"]
                    if not wanted or n in wanted]
     if torch_names:
         makers = _torch_models()

@@ -1,0 +1,83 @@
+// Calibration throughput and peak memory for one configuration, run in its own process so the
+// peak RSS is this configuration's alone. bench/run_calibration.sh runs the set.
+//
+//   calibration_throughput --model M --data D [--limit N] [--batch-size B] [--method M] [--plain] [--json OUT]
+//
+// --plain runs the same batches through the FP32 executor without observers: the baseline for
+// the observers' cost.
+#include <CLI/CLI.hpp>
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "calib/calibration_run.h"
+#include "datasets/model_inputs.h"
+#include "engine/io/atomic_write.h"
+#include "engine/onnx/import.h"
+
+using namespace q8;
+
+int main(int argc, char** argv) {
+  CLI::App app{"calibration throughput and peak RSS"};
+  std::string model, data, method = "entropy", json, name;
+  int64_t limit = 0, batch = 64;
+  bool plain = false;
+  app.add_option("--model", model)->required();
+  app.add_option("--data", data)->required();
+  app.add_option("--limit", limit);
+  app.add_option("--batch-size", batch)->capture_default_str();
+  app.add_option("--method", method)->capture_default_str();
+  app.add_option("--name", name);
+  app.add_option("--json", json);
+  app.add_flag("--plain", plain, "FP32 inference only, no observers");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const Graph graph = load_model(model);
+    Preprocessing pre;
+    BatchStreamOptions options;
+    options.batch_size = batch, options.limit = limit;
+    BatchStream stream(open_model_inputs(graph, data, pre, {}), pre, options);
+    Executor exec(graph);
+    Calibrator calibrator(graph, {});
+    const auto start = std::chrono::steady_clock::now();
+    int64_t samples = 0;
+    double finalize_seconds = 0;
+    if (plain) {
+      while (auto b = stream.next()) {
+        exec.run(b->inputs);
+        samples += b->count;
+      }
+    } else {
+      Progress progress("calibrating", stream.total(), true);
+      std::atomic<bool> never{false};
+      samples = run_calibration(exec, calibrator, stream, progress, never).samples;
+      const auto t0 = std::chrono::steady_clock::now();
+      MethodChoice choice;
+      choice.default_method = method;
+      calibrator.finalize(graph, choice);
+      finalize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const double rss_mb = double(usage.ru_maxrss) / 1024.0;
+    const std::string mode = plain ? "plain FP32" : "calibrate " + method;
+    std::printf("%-14s %-20s %6lld samples  %8.1f samples/s  (%.2f s of it finalizing)  peak RSS %7.1f MiB\n", name.c_str(),
+                mode.c_str(), static_cast<long long>(samples), double(samples) / seconds, finalize_seconds, rss_mb);
+    if (!json.empty()) {
+      std::ostringstream j;
+      j << "{\"benchmark\": \"calibration_throughput\", \"name\": \"" << name << "\", \"mode\": \"" << mode
+        << "\", \"samples\": " << samples << ", \"batch_size\": " << batch << ", \"seconds\": " << seconds
+        << ", \"finalize_seconds\": " << finalize_seconds << ", \"samples_per_second\": " << double(samples) / seconds << ", \"peak_rss_mib\": " << rss_mb << "}\n";
+      write_file_atomically(json, j.str());
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "calibration_throughput: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
