@@ -25,3 +25,9 @@ grep '^\s*\[' "$BUILD/demo-run.txt" | awk -v labels="$SAMPLES/labels.txt" -v cla
   { i = $1; gsub(/[\[\]]/, "", i); p = $3; ok = (p == label[i]) ? "ok" : "MISS"; hits += (p == label[i])
     printf "%-6s %-14s %-14s %s\n", i, name[p], name[label[i]], ok }
   END { printf "top-1: %d of %d correct\n", hits, NR }'
+echo
+echo "== q8 calibrate on 1024 Fashion-MNIST training images (entropy)"
+"$BUILD/q8" calibrate "$MODEL" --data /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz --limit 1024 \
+  --method entropy --cache "$BUILD/fashion_cnn.cache" --json "$BUILD/fashion_cnn.calib.json" --histograms "$BUILD/fashion_cnn.h5"
+echo "-- $BUILD/fashion_cnn.cache (TensorRT calibration cache), first lines:"
+head -6 "$BUILD/fashion_cnn.cache"

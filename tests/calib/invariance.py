@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -64,6 +65,18 @@ def main():
     for method in ["max", "percentile", "entropy", "mse"]:
         m = ["--method", method]
         base_cache, base_json = calibrate(q8, dirs["all"], os.path.join(work, f"{method}_b32"), *m, "--batch-size", "32")
+        # Every cache line decodes to the JSON's scale, the float32 bits of max(amax, 2^-24) / 127.
+        lines = base_cache.splitlines()
+        header_ok = lines[0] == "TRT-100300-" + ("MinMaxCalibration" if method == "max" else "EntropyCalibration2")
+        mismatched = []
+        for line in lines[1:]:
+            name, hexbits = line.rsplit(": ", 1)
+            got = struct.unpack(">f", bytes.fromhex(hexbits))[0]
+            want = np.float32(max(base_json[name]["amax"], 2.0 ** -24) / 127.0)
+            if np.float32(got) != want:
+                mismatched.append(name)
+        report(f"{method}: cache decodes to the JSON's amax/127 ({len(lines) - 1} tensors)",
+               header_ok and not mismatched and len(lines) - 1 == len(base_json), f"header {lines[0]}, mismatched {mismatched}")
         for extra in (["--batch-size", "1"], ["--batch-size", "7"], ["--batch-size", "7", "--shuffle", "--seed", "3"]):
             tag = "_".join(x.strip("-") for x in extra)
             cache, table = calibrate(q8, dirs["all"], os.path.join(work, f"{method}_{tag}"), *m, *extra)

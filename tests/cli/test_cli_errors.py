@@ -7,8 +7,10 @@
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import onnx
@@ -22,6 +24,19 @@ FASHION = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
 def save_unchecked(model, path):
     with open(path, "wb") as f:
         f.write(model.SerializeToString())
+
+
+def write_png(path, rgb):
+    """A minimal 8-bit RGB PNG encoder (filter 0 on every row)."""
+    h, w, _ = rgb.shape
+    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+                chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
 def make_fixtures(work):
@@ -99,6 +114,13 @@ def make_fixtures(work):
     np.save(os.path.join(p["nan_data"], "a", "x.npy"), bad)
     np.save(os.path.join(p["nan_data"], "b", "x.npy"), np.ones((8, 4), dtype=np.float32))
 
+    # A directory of PNG images in two class folders (PNG written with zlib, no imaging library).
+    p["pngs"] = os.path.join(work, "pngs")
+    for cls in ("bags", "shoes"):
+        os.makedirs(os.path.join(p["pngs"], cls))
+        for i in range(3):
+            write_png(os.path.join(p["pngs"], cls, f"{i}.png"), r.integers(0, 256, (32, 30, 3), dtype=np.uint8))
+
     raw = open(p["good"], "rb").read()
     p["cut_npy"] = os.path.join(work, "cut.npy")
     with open(p["cut_npy"], "wb") as f:
@@ -175,6 +197,9 @@ def main():
     # Runs that succeed but must warn: corrupt images skipped with names and a count; NaN/Inf
     # counted, excluded and reported per tensor.
     warn_cases = [
+        ("calibrate: a directory of PNG images in class folders (resized to 28x28, to gray)",
+         ["calibrate", FASHION, "--data", p["pngs"], "--quiet", "--cache", os.path.join(work, "png.cache")],
+         []),
         ("calibrate: corrupt image skipped and counted", ["calibrate", FASHION, "--data", p["images"], "--quiet", "--json",
                                                           os.path.join(work, "skip.json")],
          ["skipped " + os.path.join(p["images"], "3.pgm"), "skipped 1 corrupt samples"]),
