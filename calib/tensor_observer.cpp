@@ -66,11 +66,86 @@ void bin_chunk(const float* p, int64_t n, float inv, int64_t bins, bool count_ze
   }
 }
 
+// One pass for the common case — the histogram has a width and the batch fits it: statistics
+// and bins together. Values at or past the top of the range (and NaN, ±Inf) land in an extra
+// bucket; if any do, the caller takes the two-pass path instead.
+struct ChunkResult {
+  ChunkStats stats;
+  uint64_t overflow = 0;
+};
+
+ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std::vector<uint64_t>& counts) {
+  std::vector<uint32_t> local(size_t(4 * (bins + 1)), 0);
+  const float top = float(bins);
+  float lo = INFINITY, hi = -INFINITY;
+  uint32_t zeros = 0, nonfinite = 0;
+  auto step = [&](float v, size_t lane) {
+    const uint32_t bits = std::bit_cast<uint32_t>(v);
+    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
+    nonfinite += !finite;
+    zeros += v == 0.0f;
+    lo = finite && v < lo ? v : lo;
+    hi = finite && v > hi ? v : hi;
+    const float scaled = std::fabs(v) * inv;
+    const int64_t b = int64_t(scaled < top ? scaled : top);  // NaN and Inf fall to `top`
+    ++local[lane * size_t(bins + 1) + size_t(b)];
+  };
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (size_t k = 0; k < 4; ++k) step(p[i + int64_t(k)], k);
+  for (; i < n; ++i) step(p[i], 0);
+  ChunkResult r;
+  r.stats.lo = lo, r.stats.hi = hi, r.stats.zeros = zeros, r.stats.nonfinite = nonfinite;
+  for (int64_t b = 0; b <= bins; ++b) {
+    const uint64_t c = uint64_t(local[size_t(b)]) + local[size_t(bins + 1 + b)] + local[size_t(2 * (bins + 1) + b)] +
+                       local[size_t(3 * (bins + 1) + b)];
+    if (b == bins) r.overflow = c;
+    else counts[size_t(b)] += c;
+  }
+  return r;
+}
+
 }  // namespace
+
+bool TensorObserver::observe_in_one_pass(const float* p, int64_t n) {
+  if (histogram_.empty()) return false;
+  const float inv = std::ldexp(1.0f, -histogram_.exponent());
+  const int64_t bins = histogram_.bins();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<uint64_t> counts(size_t(bins), 0);
+  ChunkStats total;
+  uint64_t overflow = 0;
+  std::mutex merge;
+  parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+    std::vector<uint64_t> local(size_t(bins), 0);
+    ChunkStats part;
+    uint64_t over = 0;
+    for (int64_t c = c0; c < c1; ++c) {
+      const ChunkResult r = scan_and_bin(p + c * kChunk, std::min(kChunk, n - c * kChunk), inv, bins, local);
+      part.lo = std::min(part.lo, r.stats.lo), part.hi = std::max(part.hi, r.stats.hi);
+      part.zeros += r.stats.zeros, part.nonfinite += r.stats.nonfinite, over += r.overflow;
+    }
+    std::lock_guard<std::mutex> lock(merge);
+    for (int64_t b = 0; b < bins; ++b) counts[size_t(b)] += local[size_t(b)];
+    total.lo = std::min(total.lo, part.lo), total.hi = std::max(total.hi, part.hi);
+    total.zeros += part.zeros, total.nonfinite += part.nonfinite, overflow += over;
+  });
+  if (overflow || total.nonfinite) return false;
+  if (skip_zeros_) counts[0] -= total.zeros;
+  stats_.elements += uint64_t(n);
+  stats_.zeros += total.zeros;
+  if (n == 0) return true;
+  stats_.min = std::min(stats_.min, double(total.lo));
+  stats_.max = std::max(stats_.max, double(total.hi));
+  stats_.max_abs = std::max(stats_.max_abs, double(std::max(std::fabs(total.lo), std::fabs(total.hi))));
+  histogram_.add_counts(counts);
+  return true;
+}
 
 void TensorObserver::observe(const Tensor& t) {
   const float* p = t.data<float>();
   const int64_t n = t.numel();
+  if (observe_in_one_pass(p, n)) return;
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   // Pass 1: statistics, per chunk in parallel.
   std::vector<ChunkStats> parts(size_t(std::max<int64_t>(chunks, 1)));

@@ -34,6 +34,9 @@ class TensorObserver {
   void assign(const TensorStats& stats, const AbsHistogram& histogram) { stats_ = stats, histogram_ = histogram; }
 
  private:
+  // The fast path; false (nothing changed) when the batch needs a wider range or holds NaN/Inf.
+  bool observe_in_one_pass(const float* p, int64_t n);
+
   TensorStats stats_;
   AbsHistogram histogram_;
   bool skip_zeros_;
