@@ -26,22 +26,30 @@ struct ChunkStats {
   uint64_t zeros = 0, nonfinite = 0;
 };
 
-// Branch-free, so the compiler vectorizes it: NaN and ±Inf have an all-ones exponent.
-ChunkStats scan(const float* p, int64_t n) {
-  ChunkStats s;
+// Running statistics of a chunk, branch-free so loops over it vectorize: NaN and ±Inf have an
+// all-ones exponent.
+struct StatsAccumulator {
   float lo = INFINITY, hi = -INFINITY;
   uint32_t zeros = 0, nonfinite = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = p[i];
-    const uint32_t bits = std::bit_cast<uint32_t>(v);
-    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
+
+  void add(float v) {
+    const bool finite = (std::bit_cast<uint32_t>(v) & 0x7f800000u) != 0x7f800000u;
     nonfinite += !finite;
     zeros += v == 0.0f;
     lo = finite && v < lo ? v : lo;
     hi = finite && v > hi ? v : hi;
   }
-  s.lo = lo, s.hi = hi, s.zeros = zeros, s.nonfinite = nonfinite;
-  return s;
+  ChunkStats result() const {
+    ChunkStats s;
+    s.lo = lo, s.hi = hi, s.zeros = zeros, s.nonfinite = nonfinite;
+    return s;
+  }
+};
+
+ChunkStats scan(const float* p, int64_t n) {
+  StatsAccumulator acc;
+  for (int64_t i = 0; i < n; ++i) acc.add(p[i]);
+  return acc.result();
 }
 
 // Bins |v| · inv (exact: inv is a power of two) into four interleaved count arrays, which
@@ -77,15 +85,9 @@ struct ChunkResult {
 ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std::vector<uint64_t>& counts) {
   std::vector<uint32_t> local(size_t(4 * (bins + 1)), 0);
   const float top = float(bins);
-  float lo = INFINITY, hi = -INFINITY;
-  uint32_t zeros = 0, nonfinite = 0;
+  StatsAccumulator acc;
   auto step = [&](float v, size_t lane) {
-    const uint32_t bits = std::bit_cast<uint32_t>(v);
-    const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
-    nonfinite += !finite;
-    zeros += v == 0.0f;
-    lo = finite && v < lo ? v : lo;
-    hi = finite && v > hi ? v : hi;
+    acc.add(v);
     const float scaled = std::fabs(v) * inv;
     const int64_t b = int64_t(scaled < top ? scaled : top);  // NaN and Inf fall to `top`
     ++local[lane * size_t(bins + 1) + size_t(b)];
@@ -95,7 +97,7 @@ ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std
     for (size_t k = 0; k < 4; ++k) step(p[i + int64_t(k)], k);
   for (; i < n; ++i) step(p[i], 0);
   ChunkResult r;
-  r.stats.lo = lo, r.stats.hi = hi, r.stats.zeros = zeros, r.stats.nonfinite = nonfinite;
+  r.stats = acc.result();
   for (int64_t b = 0; b <= bins; ++b) {
     const uint64_t c = uint64_t(local[size_t(b)]) + local[size_t(bins + 1 + b)] + local[size_t(2 * (bins + 1) + b)] +
                        local[size_t(3 * (bins + 1) + b)];

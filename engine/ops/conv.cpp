@@ -20,23 +20,17 @@ class Conv final : public Op {
   }
 
   std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& x = float_input(in, 0, "Conv", "X");
-    const Tensor& w = float_input(in, 1, "Conv", "W");
-    const Tensor* b = optional_input(in, 2);
-    check(x.rank() >= 3 && w.rank() == x.rank(), name_ + ": X of shape " + dims_to_string(x.dims()) +
-                                                    " and W of shape " + dims_to_string(w.dims()) + " do not fit");
+    const WindowOpInputs args = window_op_inputs(in, "Conv", name_, window_);
+    const Tensor &x = args.x, &w = args.w;
+    const Tensor* b = args.bias;
     const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
     check(c % group_ == 0 && m % group_ == 0, name_ + ": channels " + std::to_string(c) + " → " + std::to_string(m) +
                                                   " are not divisible by group " + std::to_string(group_));
     check(w.dim(1) * group_ == c, name_ + ": weight expects " + std::to_string(w.dim(1) * group_) +
                                       " input channels, X has " + std::to_string(c));
-    if (b) check(b->dtype() == DType::Float32 && b->numel() == m, name_ + ": weight has " + std::to_string(m) +
-                                                                      " output channels but bias has " + std::to_string(b->numel()));
-    const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
-    const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
-    if (!window_.kernel.empty())
-      check(window_.kernel == kernel, name_ + ": kernel_shape disagrees with the weight's shape " + dims_to_string(w.dims()));
-    const ResolvedWindow r = resolve_window(window_, in_spatial, kernel, name_);
+    check_bias(b, m, name_);
+    const Dims& in_spatial = args.in_spatial;
+    const ResolvedWindow r = resolve_window(window_, in_spatial, args.kernel, name_);
 
     Dims out_dims{n, m};
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());

@@ -1,6 +1,7 @@
 #include "engine/ops/conv_common.h"
 
 #include "engine/cpu/parallel.h"
+#include "engine/ops/elementwise.h"
 
 #include <algorithm>
 #include <cstring>
@@ -133,6 +134,24 @@ void ConvGeometry::col2im(const float* col, int64_t channels, float* image, int6
         if (off[o] >= 0) dst[off[o]] += src[o];
     }
   }
+}
+
+WindowOpInputs window_op_inputs(const Inputs& in, const char* op, const std::string& name, const Window& window) {
+  const Tensor& x = float_input(in, 0, op, "X");
+  const Tensor& w = float_input(in, 1, op, "W");
+  check(x.rank() >= 3 && w.rank() == x.rank(),
+        name + ": X of shape " + dims_to_string(x.dims()) + " and W of shape " + dims_to_string(w.dims()) + " do not fit");
+  WindowOpInputs r{x, w, optional_input(in, 2), Dims(x.dims().begin() + 2, x.dims().end()),
+                   std::vector<int64_t>(w.dims().begin() + 2, w.dims().end())};
+  if (!window.kernel.empty())
+    check(window.kernel == r.kernel, name + ": kernel_shape disagrees with the weight's shape " + dims_to_string(w.dims()));
+  return r;
+}
+
+void check_bias(const Tensor* bias, int64_t channels, const std::string& name) {
+  if (bias)
+    check(bias->dtype() == DType::Float32 && bias->numel() == channels,
+          name + ": weight has " + std::to_string(channels) + " output channels but bias has " + std::to_string(bias->numel()));
 }
 
 int64_t samples_per_gemm(int64_t samples, int64_t rows, int64_t out_size) {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "engine/ops/op.h"
 #include "engine/ops/window.h"
 
 namespace q8 {
@@ -45,6 +46,19 @@ class ConvGeometry {
   // 2-D geometry: input h×w, output oh×ow, kernel kh×kw, strides, dilations, begin pads.
   int64_t h_ = 0, w_ = 0, oh_ = 0, ow_ = 0, kh_ = 0, kw_ = 0, sh_ = 0, sw_ = 0, dh_ = 0, dw_ = 0, ph_ = 0, pw_ = 0;
 };
+
+// The inputs Conv and ConvTranspose share, checked: X [N, C, spatial…], W of the same rank
+// (its kernel agreeing with kernel_shape when given), an optional float32 bias B of `channels`
+// values. Errors name the node.
+struct WindowOpInputs {
+  const Tensor& x;
+  const Tensor& w;
+  const Tensor* bias;
+  Dims in_spatial;
+  std::vector<int64_t> kernel;
+};
+WindowOpInputs window_op_inputs(const Inputs& in, const char* op, const std::string& name, const Window& window);
+void check_bias(const Tensor* bias, int64_t channels, const std::string& name);
 
 // How many samples share one column matrix of rows × out_size floats: as many as fit a budget
 // that keeps the matrix cache-friendly yet gives SGEMM one wide multiplication (wide GEMMs thread

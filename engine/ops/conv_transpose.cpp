@@ -25,22 +25,16 @@ class ConvTranspose final : public Op {
   }
 
   std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& x = float_input(in, 0, "ConvTranspose", "X");
-    const Tensor& w = float_input(in, 1, "ConvTranspose", "W");
-    const Tensor* b = optional_input(in, 2);
-    check(x.rank() >= 3 && w.rank() == x.rank(), name_ + ": X of shape " + dims_to_string(x.dims()) +
-                                                    " and W of shape " + dims_to_string(w.dims()) + " do not fit");
+    const WindowOpInputs args = window_op_inputs(in, "ConvTranspose", name_, window_);
+    const Tensor &x = args.x, &w = args.w;
+    const Tensor* b = args.bias;
     const int64_t n = x.dim(0), c = x.dim(1);
     check(w.dim(0) == c, name_ + ": weight expects " + std::to_string(w.dim(0)) + " input channels, X has " + std::to_string(c));
     check(c % group_ == 0, name_ + ": " + std::to_string(c) + " input channels are not divisible by group " + std::to_string(group_));
     const int64_t mg = w.dim(1), m = mg * group_, cg = c / group_;
-    if (b) check(b->dtype() == DType::Float32 && b->numel() == m, name_ + ": weight has " + std::to_string(m) +
-                                                                      " output channels but bias has " + std::to_string(b->numel()));
-    const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
-    const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
-    if (!window_.kernel.empty())
-      check(window_.kernel == kernel, name_ + ": kernel_shape disagrees with the weight's shape " + dims_to_string(w.dims()));
-    const ResolvedWindow r = resolve(in_spatial, kernel);
+    check_bias(b, m, name_);
+    const Dims& in_spatial = args.in_spatial;
+    const ResolvedWindow r = resolve(in_spatial, args.kernel);
 
     Dims out_dims{n, m};
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());

@@ -1,5 +1,5 @@
-// GlobalAveragePool: Y[n, c, 1…] = mean of X[n, c, …].
-#include "engine/ops/elementwise.h"
+// GlobalAveragePool: Y[n, c, 1…] = mean of X[n, c, …] (accumulated in double).
+#include "engine/ops/global_pool.h"
 
 namespace q8 {
 
@@ -7,20 +7,11 @@ namespace {
 class GlobalAveragePool final : public Op {
  public:
   std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& x = float_input(in, 0, "GlobalAveragePool", "X");
-    check(x.rank() >= 2, "GlobalAveragePool: input needs rank >= 2, got " + dims_to_string(x.dims()));
-    Dims out(x.rank(), 1);
-    out[0] = x.dim(0), out[1] = x.dim(1);
-    Tensor y(DType::Float32, out);
-    const int64_t planes = x.dim(0) * x.dim(1), size = planes ? x.numel() / planes : 0;
-    const float* px = x.data<float>();
-    float* py = y.data<float>();
-    for (int64_t p = 0; p < planes; ++p) {
+    return {global_pool(in, "GlobalAveragePool", [](const float* v, int64_t n) {
       double sum = 0;
-      for (int64_t i = 0; i < size; ++i) sum += px[p * size + i];
-      py[p] = float(sum / double(size));
-    }
-    return {std::move(y)};
+      for (int64_t i = 0; i < n; ++i) sum += v[i];
+      return float(sum / double(n));
+    })};
   }
 };
 }  // namespace
