@@ -55,25 +55,6 @@ void AbsHistogram::add_counts(const std::vector<uint64_t>& counts) {
   for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += counts[i];
 }
 
-void AbsHistogram::add(const float* values, int64_t n, float max_abs, bool count_zeros) {
-  prepare(max_abs);
-  if (!has_width_) {  // only zeros so far: they belong in bin 0 at any width
-    if (count_zeros) {
-      for (int64_t i = 0; i < n; ++i) counts_[0] += values[i] == 0.0f;
-    }
-    return;
-  }
-  const double inv = std::ldexp(1.0, -exponent_);  // exact: multiplying by 2^-e is division by w
-  const int64_t last = bins() - 1;
-  uint64_t* c = counts_.data();
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = std::fabs(double(values[i]));
-    if (v == 0.0 && !count_zeros) continue;
-    const int64_t b = int64_t(v * inv);  // floor for v >= 0
-    ++c[b < last ? b : last];
-  }
-}
-
 void AbsHistogram::merge(const AbsHistogram& other) {
   check(other.bins() == bins(), "cannot merge histograms of " + std::to_string(other.bins()) + " and " +
                                     std::to_string(bins()) + " bins");

@@ -20,11 +20,9 @@ class AbsHistogram {
   // Bins up to the last non-empty one.
   int64_t used_bins() const;
 
-  // Makes room for values up to max_abs (coarsening as needed), then counts values.
-  // Values must be finite; zeros are counted only when count_zeros.
-  void add(const float* values, int64_t n, float max_abs, bool count_zeros);
-  // The two halves of add, for observers that bin in parallel: make room for max_abs, then add
-  // counts made at the current width (or, while no width exists, zeros to bin 0).
+  // Filling it, in two steps so observers can bin in parallel: make room for values up to
+  // max_abs (coarsening as needed), then add counts made at the current width (or, while no
+  // width exists, zeros to bin 0).
   void prepare(float max_abs);
   void add_counts(const std::vector<uint64_t>& counts);
   void add_zeros(uint64_t zeros) { counts_[0] += zeros; }
