@@ -7,6 +7,7 @@ On the shipped Fashion-MNIST model and 256 training images (written as two .npy 
 8-bit pixels, so q8's preprocessing applies), for every method:
   - batch sizes 1, 7 and 32 and a shuffled order give byte-identical caches and equal JSON ranges;
   - the two shards calibrated apart (--histograms) and merged (--merge) give the same cache;
+  - --override picks other methods by op type and tensor name;
   - a run interrupted with SIGINT (4000 IDX images) keeps its histograms, and --resume finishes
     with the cache of the uninterrupted run.
 Ends with 'N passed, M failed'.
@@ -92,6 +93,15 @@ def main():
                               capture_output=True, text=True)
         report(f"{method}: shards merged == one run", proc.returncode == 0 and open(merged + ".cache").read() == base_cache,
                proc.stderr.strip() or "caches differ")
+
+    # Methods overridden by op type and by tensor name (a name wins over an op type).
+    _, table = calibrate(q8, dirs["all"], os.path.join(work, "overrides"), "--method", "entropy", "--override", "Relu=max",
+                         "--override", "/Relu_output_0=mse", "--override", "input=percentile")
+    relus = {k: v["method"] for k, v in table.items() if v["producer_op"] == "Relu"}
+    others = {v["method"] for k, v in table.items() if v["producer_op"] not in ("Relu", "")}
+    report("--override by op type and tensor name",
+           relus.pop("/Relu_output_0") == "mse" and set(relus.values()) == {"max"} and others == {"entropy"} and
+           table["input"]["method"] == "percentile", f"{relus} {others}")
 
     # Interrupt a longer run (4000 IDX images, batch 1) with SIGINT, then resume it.
     full_cache, _ = calibrate(q8, IDX, os.path.join(work, "full"), "--method", "entropy", "--limit", "4000")
