@@ -12,4 +12,4 @@ mkdir -p "$BUILD/bench"
 "$BUILD/fp32_inference" --name fashion_cnn --model "$ROOT/datasets/models/fashion_cnn.onnx" --shape input=256x1x28x28 \
   --ort-dir "$ROOT/.deps/ort" --threads "$THREADS" --repeat 20 --json "$BUILD/bench/fp32_fashion_cnn.json"
 "$BUILD/fp32_inference" --name resnet18 --model "$BUILD/factory/resnet18.onnx" --shape input=8x3x224x224 \
-  --ort-dir "$ROOT/.deps/ort" --threads "$THREADS" --repeat 5 --json "$BUILD/bench/fp32_resnet18.json"
+  --ort-dir "$ROOT/.deps/ort" --threads "$THREADS" --repeat 11 --json "$BUILD/bench/fp32_resnet18.json"
