@@ -4,6 +4,12 @@
 
 namespace q8 {
 
+std::optional<int64_t> fixed_batch_size(const Graph& graph) {
+  for (const ValueInfo& v : graph.inputs)
+    if (v.shape && !v.shape->empty() && (*v.shape)[0].known()) return (*v.shape)[0].value;
+  return std::nullopt;
+}
+
 std::vector<StreamInput> open_model_inputs(const Graph& graph, const std::string& path, const Preprocessing& pre,
                                            SourceOptions options) {
   check(!graph.inputs.empty(), "the model has no inputs");

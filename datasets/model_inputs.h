@@ -10,6 +10,9 @@
 
 namespace q8 {
 
+// The batch size the model's inputs fix (a known first dimension), if they fix one.
+std::optional<int64_t> fixed_batch_size(const Graph& graph);
+
 std::vector<StreamInput> open_model_inputs(const Graph& graph, const std::string& path, const Preprocessing& pre,
                                            SourceOptions options);
 

@@ -151,6 +151,11 @@ void calibrate(CalibrateOptions o) {
   std::vector<StreamInput> inputs;
   std::string dataset = merged_from;
   if (!o.data.empty()) {
+    if (const auto fixed = fixed_batch_size(graph); fixed && *fixed != o.stream.batch_size) {
+      std::printf("batch size:    %lld (the model's inputs fix it; --batch-size %lld ignored)\n", static_cast<long long>(*fixed),
+                  static_cast<long long>(o.stream.batch_size));
+      o.stream.batch_size = *fixed;
+    }
     inputs = open_model_inputs(graph, o.data, o.pre, o.source);
     stream = std::make_unique<BatchStream>(inputs, o.pre, o.stream);
     dataset = inputs[0].source->describe() + " at " + o.data;

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   q8::cli::add_inspect_command(app);
   q8::cli::add_run_command(app);
   q8::cli::add_calibrate_command(app);
+  q8::cli::add_quantize_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

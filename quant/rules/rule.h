@@ -1,0 +1,49 @@
+// Quantization rules: one per op, each only declaring what its node's tensors need. One place
+// (quant/materialize.cpp) rewrites the graph. rules/rules.inc lists them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/graph.h"
+
+namespace q8 {
+
+enum class AddMode { Both, TensorRT };  // docs/quantization.md, "Add"
+
+struct QuantOptions {
+  bool per_tensor_weights = false;   // one scale per weight instead of per output channel
+  bool fp32_weights = false;         // FP32 weights behind Q→DQ instead of int8 initializers
+  AddMode add_mode = AddMode::Both;
+};
+
+// What one input of a node needs.
+struct InputNeed {
+  size_t input = 0;
+  bool weight = false;                // a constant weight (else an activation, per tensor)
+  std::optional<int64_t> axis;        // weights: the per-output-channel axis (none: per tensor)
+  int64_t group = 1;                  // ConvTranspose: groups along axis 1
+};
+
+struct NodeMark {
+  std::vector<InputNeed> inputs;  // inputs to quantize
+  bool scale_carrier = false;     // output keeps input 0's scale (Relu, MaxPool, Reshape, …)
+  std::string fp32_reason;        // when nothing is quantized: why ("" = the op has no rule)
+};
+
+struct MarkContext {
+  const Graph& graph;
+  const QuantOptions& options;
+  bool is_constant(const std::string& value) const;
+  // The op type of the node producing value ("" for graph inputs and constants).
+  std::string producer_op(const std::string& value) const;
+};
+
+using QuantRule = NodeMark (*)(const Node& node, const MarkContext& ctx);
+
+// The rule for an op type, or nullptr (the node stays FP32).
+QuantRule find_rule(const std::string& op_type);
+
+}  // namespace q8

@@ -1,0 +1,83 @@
+// q8 quantize MODEL --calib TABLE.json -o OUT.onnx: folds BatchNorm, inserts Q/DQ by the per-op
+// rules and writes a QDQ model that onnx::checker accepts (docs/quantization.md).
+#include <cstdio>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "calib/json_table.h"
+#include "engine/io/atomic_write.h"
+#include "engine/onnx/export.h"
+#include "engine/onnx/import.h"
+#include "quant/materialize.h"
+#include "tools/q8/commands.h"
+
+namespace q8::cli {
+
+namespace {
+
+struct QuantizeOptions {
+  std::string model, calib, output, overrides, add_mode = "both";
+  std::vector<std::string> exclude;
+  QuantOptions quant;
+};
+
+// {"tensor": {"amax": 3.5}, …}: ranges to use instead of the table's.
+void apply_overrides(RangeTable& table, const std::string& path) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+    for (const auto& [name, o] : j.items()) {
+      check(o.is_object() && o.contains("amax") && o["amax"].is_number(), path + ": entry '" + name + "' needs {\"amax\": number}");
+      auto& r = table.activations[name];
+      r.descriptor.tensor = name;
+      r.descriptor.amax = {o["amax"].get<double>()};
+      r.descriptor.method = "override";
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+}
+
+void quantize(QuantizeOptions o) {
+  o.quant.add_mode = o.add_mode == "tensorrt" ? AddMode::TensorRT : AddMode::Both;
+  std::printf("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\n", o.model.c_str(),
+              o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
+              o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str());
+  RangeTable table = read_json_table(o.calib);
+  check_table_matches_model(table, o.calib, o.model);
+  if (!o.overrides.empty()) apply_overrides(table, o.overrides);
+  QuantizeReport report;
+  const Graph qdq = quantize_graph(load_model(o.model), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
+  save_model(qdq, o.output);
+  for (const auto& w : report.warnings) std::fprintf(stderr, "q8: warning: %s\n", w.c_str());
+  if (report.opset_to != report.opset_from)
+    std::printf("upgraded opset %lld -> %lld (per-axis DequantizeLinear needs 13)\n", static_cast<long long>(report.opset_from),
+                static_cast<long long>(report.opset_to));
+  std::printf("folded %zu BatchNormalization nodes\n", report.fold.folded.size());
+  for (const auto& [bn, why] : report.fold.kept) std::printf("  kept BatchNormalization %s in FP32: %s\n", bn.c_str(), why.c_str());
+  std::printf("quantized %zu nodes (%zu activation Q/DQ pairs, %zu weight DQs)\n", report.quantized.size(), report.activation_qdq,
+              report.weight_dq);
+  std::printf("left in FP32 (%zu nodes):\n", report.fp32.size());
+  for (const auto& [node, why] : report.fp32) std::printf("  %-40s %s\n", node.c_str(), why.c_str());
+  std::printf("wrote %s\n", o.output.c_str());
+}
+
+}  // namespace
+
+void add_quantize_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("quantize", "Insert QuantizeLinear/DequantizeLinear and write a QDQ ONNX model");
+  auto o = std::make_shared<QuantizeOptions>();
+  cmd->add_option("model", o->model, "FP32 ONNX model")->required();
+  cmd->add_option("--calib", o->calib, "JSON range table from q8 calibrate")->required();
+  cmd->add_option("-o,--output", o->output, "QDQ ONNX model to write")->required();
+  cmd->add_option("--exclude", o->exclude, "node name or op type to keep in FP32; repeatable");
+  cmd->add_flag("--per-tensor-weights", o->quant.per_tensor_weights, "one scale per weight instead of per output channel");
+  cmd->add_flag("--fp32-weights", o->quant.fp32_weights, "FP32 weights behind Q->DQ instead of int8 initializers");
+  cmd->add_option("--add-mode", o->add_mode, "both: quantize both Add inputs; tensorrt: leave the conv branch FP32")
+      ->capture_default_str()->check(CLI::IsMember({"both", "tensorrt"}));
+  cmd->add_option("--overrides", o->overrides, "JSON {\"tensor\": {\"amax\": x}} ranges to use instead of the table's");
+  cmd->callback([o] { quantize(*o); });
+}
+
+}  // namespace q8::cli
