@@ -121,6 +121,11 @@ def make_fixtures(work):
         for i in range(3):
             write_png(os.path.join(p["pngs"], cls, f"{i}.png"), r.integers(0, 256, (32, 30, 3), dtype=np.uint8))
 
+    # Quantization fixtures: a range table for the shipped model, one for another model.
+    p["fashion_table"] = os.path.join(work, "fashion.json")
+    p["other_table"] = os.path.join(work, "other.json")
+    p["partial_table"] = os.path.join(work, "partial.json")
+
     raw = open(p["good"], "rb").read()
     p["cut_npy"] = os.path.join(work, "cut.npy")
     with open(p["cut_npy"], "wb") as f:
@@ -135,6 +140,14 @@ def main():
     p = make_fixtures(work)
     out = os.path.join(work, "out")
     os.makedirs(out)  # failing commands must leave it empty
+    subprocess.run([q8, "calibrate", FASHION, "--data", p["images"], "--quiet", "--json", p["fashion_table"]], check=True,
+                   capture_output=True)
+    subprocess.run([q8, "calibrate", p["two_inputs"], "--data", p["nan_data"], "--quiet", "--json", p["other_table"]], check=True,
+                   capture_output=True)
+    table = json.load(open(p["fashion_table"]))
+    for name in ["/conv2/Conv_output_0", "/bn2/BatchNormalization_output_0", "/Relu_output_0"]:
+        table["activations"].pop(name, None)
+    json.dump(table, open(p["partial_table"], "w"))
     cases = [
         # (description, arguments, text the one error line must contain)
         ("missing model file", ["inspect", os.path.join(work, "absent.onnx")], "absent.onnx: no such file"),
@@ -174,6 +187,18 @@ def main():
                                                    os.path.join(out, "c")], "has no entry for model input 'b'"),
         ("calibrate: unwritable output", ["calibrate", FASHION, "--data", p["images"], "--cache", "/proc/q8/x.cache"],
          "--cache /proc/q8/x.cache: cannot write there"),
+        ("quantize: a table made for another model", ["quantize", FASHION, "--calib", p["other_table"], "-o",
+                                                      os.path.join(out, "q.onnx")], "other.json was made for another model"),
+        ("quantize: a table missing tensors the rules need", ["quantize", FASHION, "--calib", p["partial_table"], "-o",
+                                                              os.path.join(out, "q.onnx")],
+         "the calibration table has no range for 1 tensors the rules quantize: '/bn2/BatchNormalization_output_0'"),
+        ("quantize: an exclusion naming nothing", ["quantize", FASHION, "--calib", p["fashion_table"], "--exclude", "conv9",
+                                                   "-o", os.path.join(out, "q.onnx")],
+         "--exclude conv9: no node or op type of that name in the model"),
+        ("quantize: an unsupported opset", ["quantize", p["newer"], "--calib", p["fashion_table"], "-o", os.path.join(out, "q.onnx")],
+         "opset 99 is newer than the newest q8 supports (17)"),
+        ("quantize: an output path that cannot be written", ["quantize", FASHION, "--calib", p["fashion_table"], "-o",
+                                                             "/proc/q8/q.onnx"], "/proc/q8/q.onnx: cannot write"),
         ("calibrate: unknown method", ["calibrate", FASHION, "--data", p["images"], "--method", "kl", "--cache",
                                        os.path.join(out, "c")], "--method kl: unknown method (methods: max, percentile, entropy, mse)"),
     ]

@@ -44,11 +44,12 @@ void quantize(QuantizeOptions o) {
   std::printf("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\n", o.model.c_str(),
               o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str());
+  Graph graph = load_model(o.model);
   RangeTable table = read_json_table(o.calib);
   check_table_matches_model(table, o.calib, o.model);
   if (!o.overrides.empty()) apply_overrides(table, o.overrides);
   QuantizeReport report;
-  const Graph qdq = quantize_graph(load_model(o.model), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
+  const Graph qdq = quantize_graph(std::move(graph), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
   save_model(qdq, o.output);
   for (const auto& w : report.warnings) std::fprintf(stderr, "q8: warning: %s\n", w.c_str());
   if (report.opset_to != report.opset_from)
