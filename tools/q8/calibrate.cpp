@@ -16,10 +16,10 @@
 #include "calib/sha256.h"
 #include "calib/trt_cache.h"
 #include "datasets/model_inputs.h"
-#include "engine/cpu/blas.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/import.h"
 #include "tools/q8/commands.h"
+#include "tools/q8/dataset_options.h"
 
 namespace q8::cli {
 
@@ -29,11 +29,8 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 struct CalibrateOptions {
-  std::string model, data;
-  Preprocessing pre;
-  std::string preprocess_json, size, mean, std;
-  SourceOptions source;
-  BatchStreamOptions stream;
+  std::string model;
+  DatasetOptions d;
   std::string method = "entropy";
   double percentile = 99.99;
   int64_t bins = 2048;
@@ -42,22 +39,7 @@ struct CalibrateOptions {
   std::string cache, json, histograms, resume;
   std::vector<std::string> merge;
   std::string trt_version = kDefaultTrtVersion;
-  int threads = 0;
-  bool quiet = false;
 };
-
-std::vector<double> parse_list(const std::string& text, const char* flag) {
-  std::vector<double> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    try {
-      out.push_back(std::stod(item));
-    } catch (const std::exception&) {
-      throw Error(std::string(flag) + " '" + text + "' is not a comma-separated list of numbers");
-    }
-  }
-  return out;
-}
 
 void check_writable(const std::string& path, const char* flag) {
   if (path.empty()) return;
@@ -89,13 +71,13 @@ std::string settings_json(const CalibrateOptions& o, const std::string& dataset)
   j["bins"] = o.bins;
   j["skip_zeros"] = o.skip_zeros;
   j["overrides"] = o.overrides;
-  j["batch_size"] = o.stream.batch_size;
-  j["limit"] = o.stream.limit;
-  j["shuffle"] = o.stream.shuffle;
-  j["seed"] = o.stream.seed;
-  j["data"] = o.data;
+  j["batch_size"] = o.d.stream.batch_size;
+  j["limit"] = o.d.stream.limit;
+  j["shuffle"] = o.d.stream.shuffle;
+  j["seed"] = o.d.stream.seed;
+  j["data"] = o.d.data;
   j["dataset"] = dataset;
-  j["preprocessing"] = o.pre.describe();
+  j["preprocessing"] = o.d.pre.describe();
   return j.dump();
 }
 
@@ -103,17 +85,9 @@ void calibrate(CalibrateOptions o) {
   // From here on Ctrl-C (or SIGTERM) stops the run between batches, with nothing half-written.
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  if (o.threads > 0) set_compute_threads(o.threads);
-  if (!o.preprocess_json.empty()) o.pre.merge_json(o.preprocess_json);
-  if (!o.size.empty()) {
-    const size_t x = o.size.find('x');
-    check(x != std::string::npos, "--size '" + o.size + "' is not HxW");
-    o.pre.height = std::stoll(o.size.substr(0, x)), o.pre.width = std::stoll(o.size.substr(x + 1));
-  }
-  if (!o.mean.empty()) o.pre.mean = parse_list(o.mean, "--mean");
-  if (!o.std.empty()) o.pre.std = parse_list(o.std, "--std");
+  o.d.resolve();
   check(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
-  check(!o.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
+  check(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
   check_writable(o.cache, "--cache");
   check_writable(o.json, "--json");
   check_writable(o.histograms, "--histograms");
@@ -130,7 +104,7 @@ void calibrate(CalibrateOptions o) {
           o.resume + " was made with --bins " + std::to_string(previous.bins) + (previous.skip_zeros ? " --skip-zeros" : "") +
               "; resume with the same settings");
     calibrator.merge(previous.observers);
-    o.stream.skip = int64_t(previous.samples);
+    o.d.stream.skip = int64_t(previous.samples);
   }
   uint64_t merged_samples = 0;
   std::string merged_from;
@@ -150,23 +124,23 @@ void calibrate(CalibrateOptions o) {
   std::unique_ptr<BatchStream> stream;
   std::vector<StreamInput> inputs;
   std::string dataset = merged_from;
-  if (!o.data.empty()) {
-    if (const auto fixed = fixed_batch_size(graph); fixed && *fixed != o.stream.batch_size) {
+  if (!o.d.data.empty()) {
+    if (const auto fixed = fixed_batch_size(graph); fixed && *fixed != o.d.stream.batch_size) {
       std::printf("batch size:    %lld (the model's inputs fix it; --batch-size %lld ignored)\n", static_cast<long long>(*fixed),
-                  static_cast<long long>(o.stream.batch_size));
-      o.stream.batch_size = *fixed;
+                  static_cast<long long>(o.d.stream.batch_size));
+      o.d.stream.batch_size = *fixed;
     }
-    inputs = open_model_inputs(graph, o.data, o.pre, o.source);
-    stream = std::make_unique<BatchStream>(inputs, o.pre, o.stream);
-    dataset = inputs[0].source->describe() + " at " + o.data;
+    inputs = open_model_inputs(graph, o.d.data, o.d.pre, o.d.source);
+    stream = std::make_unique<BatchStream>(inputs, o.d.pre, o.d.stream);
+    dataset = inputs[0].source->describe() + " at " + o.d.data;
     for (const auto& in : inputs)
       std::printf("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
                   dims_to_string(in.spec.sample_dims).c_str(), in.source->describe().c_str());
     std::printf("dataset:       %lld samples, running %lld (batch %lld%s%s)\n", static_cast<long long>(stream->dataset_size()),
-                static_cast<long long>(stream->total()), static_cast<long long>(o.stream.batch_size),
-                o.stream.shuffle ? (", shuffled with seed " + std::to_string(o.stream.seed)).c_str() : ", sorted order",
-                o.stream.skip ? (", resuming after " + std::to_string(o.stream.skip)).c_str() : "");
-    std::printf("preprocessing: %s\n", o.pre.describe().c_str());
+                static_cast<long long>(stream->total()), static_cast<long long>(o.d.stream.batch_size),
+                o.d.stream.shuffle ? (", shuffled with seed " + std::to_string(o.d.stream.seed)).c_str() : ", sorted order",
+                o.d.stream.skip ? (", resuming after " + std::to_string(o.d.stream.skip)).c_str() : "");
+    std::printf("preprocessing: %s\n", o.d.pre.describe().c_str());
   }
   if (!o.merge.empty()) std::printf("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(merged_samples));
   std::printf("method:        %s%s, %lld bins%s\n", o.method.c_str(),
@@ -180,7 +154,7 @@ void calibrate(CalibrateOptions o) {
   CalibrationRunResult run;
   if (stream) {
     Executor exec(graph);
-    Progress progress("calibrating", stream->total(), o.quiet);
+    Progress progress("calibrating", stream->total(), o.d.quiet);
     run = run_calibration(exec, calibrator, *stream, progress, g_interrupted);
     for (const auto& s : stream->skipped()) std::fprintf(stderr, "q8: warning: skipped %s\n", s.c_str());
     if (!stream->skipped().empty())
@@ -226,29 +200,7 @@ void add_calibrate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("calibrate", "Stream a dataset through the FP32 graph and write calibration data");
   auto o = std::make_shared<CalibrateOptions>();
   cmd->add_option("model", o->model, "ONNX model")->required();
-  cmd->add_option("--data", o->data, "dataset directory or file (images, .npy, .pb, IDX, HDF5; docs/datasets.md)");
-  auto* pre = "Preprocessing";
-  cmd->add_option("--resize", o->pre.resize, "exact, or shorter (shorter side, then centre crop)")->capture_default_str()->group(pre)
-      ->check(CLI::IsMember({"exact", "shorter"}));
-  cmd->add_option("--size", o->size, "HxW of the model input (default: from the model)")->group(pre);
-  cmd->add_option("--color", o->pre.color, "rgb, bgr or gray (default: from the channel count)")->group(pre)
-      ->check(CLI::IsMember({"rgb", "bgr", "gray"}));
-  cmd->add_option("--layout", o->pre.layout, "nchw or nhwc (default: from the model's input shape)")->group(pre)
-      ->check(CLI::IsMember({"nchw", "nhwc"}));
-  cmd->add_option("--scale", o->pre.scale, "multiplies 8-bit pixels")->capture_default_str()->group(pre);
-  cmd->add_option("--mean", o->mean, "per-channel mean, after scale (a or a,b,c)")->group(pre);
-  cmd->add_option("--std", o->std, "per-channel std, after scale (a or a,b,c)")->group(pre);
-  cmd->add_option("--preprocess", o->preprocess_json, "JSON file with the same keys (flags given here win)")->group(pre);
-  cmd->add_option("--h5-dataset", o->source.h5_dataset, "HDF5 dataset of samples")->capture_default_str()->group(pre);
-  cmd->add_option("--h5-labels", o->source.h5_labels, "HDF5 dataset of labels (default: 'labels' if present)")->group(pre);
-  auto* stream = "Streaming";
-  cmd->add_option("--batch-size", o->stream.batch_size, "samples per batch")->capture_default_str()->group(stream);
-  cmd->add_option("--limit", o->stream.limit, "use the first N samples of the order (0: all)")->capture_default_str()->group(stream);
-  cmd->add_flag("--shuffle", o->stream.shuffle, "shuffle the order (with --seed)")->group(stream);
-  cmd->add_option("--seed", o->stream.seed, "shuffle seed")->capture_default_str()->group(stream);
-  cmd->add_flag("--strict", o->stream.strict, "stop at the first corrupt sample instead of skipping it")->group(stream);
-  cmd->add_flag("--quiet", o->quiet, "no progress on stderr")->group(stream);
-  cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->group(stream);
+  add_dataset_options(cmd, o->d);
   auto* method = "Method";
   cmd->add_option("--method", o->method, "max, percentile, entropy or mse")->capture_default_str()->group(method);
   cmd->add_option("--percentile", o->percentile, "for --method percentile")->capture_default_str()->group(method);

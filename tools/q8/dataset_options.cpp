@@ -1,0 +1,62 @@
+#include "tools/q8/dataset_options.h"
+
+#include <sstream>
+
+#include "engine/cpu/blas.h"
+
+namespace q8::cli {
+
+namespace {
+std::vector<double> parse_list(const std::string& text, const char* flag) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    try {
+      out.push_back(std::stod(item));
+    } catch (const std::exception&) {
+      throw Error(std::string(flag) + " '" + text + "' is not a comma-separated list of numbers");
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void DatasetOptions::resolve() {
+  if (threads > 0) set_compute_threads(threads);
+  if (!preprocess_json.empty()) pre.merge_json(preprocess_json);
+  if (!size.empty()) {
+    const size_t x = size.find('x');
+    check(x != std::string::npos && x > 0 && x + 1 < size.size(), "--size '" + size + "' is not HxW");
+    pre.height = std::stoll(size.substr(0, x)), pre.width = std::stoll(size.substr(x + 1));
+  }
+  if (!mean.empty()) pre.mean = parse_list(mean, "--mean");
+  if (!std.empty()) pre.std = parse_list(std, "--std");
+}
+
+void add_dataset_options(CLI::App* cmd, DatasetOptions& o) {
+  cmd->add_option("--data", o.data, "dataset directory or file (images, .npy, .pb, IDX, HDF5; docs/datasets.md)");
+  auto* pre = "Preprocessing";
+  cmd->add_option("--resize", o.pre.resize, "exact, or shorter (shorter side, then centre crop)")->capture_default_str()->group(pre)
+      ->check(CLI::IsMember({"exact", "shorter"}));
+  cmd->add_option("--size", o.size, "HxW of the model input (default: from the model)")->group(pre);
+  cmd->add_option("--color", o.pre.color, "rgb, bgr or gray (default: from the channel count)")->group(pre)
+      ->check(CLI::IsMember({"rgb", "bgr", "gray"}));
+  cmd->add_option("--layout", o.pre.layout, "nchw or nhwc (default: from the model's input shape)")->group(pre)
+      ->check(CLI::IsMember({"nchw", "nhwc"}));
+  cmd->add_option("--scale", o.pre.scale, "multiplies 8-bit pixels")->capture_default_str()->group(pre);
+  cmd->add_option("--mean", o.mean, "per-channel mean, after scale (a or a,b,c)")->group(pre);
+  cmd->add_option("--std", o.std, "per-channel std, after scale (a or a,b,c)")->group(pre);
+  cmd->add_option("--preprocess", o.preprocess_json, "JSON file with the same keys (flags given here win)")->group(pre);
+  cmd->add_option("--h5-dataset", o.source.h5_dataset, "HDF5 dataset of samples")->capture_default_str()->group(pre);
+  cmd->add_option("--h5-labels", o.source.h5_labels, "HDF5 dataset of labels (default: 'labels' if present)")->group(pre);
+  auto* stream = "Streaming";
+  cmd->add_option("--batch-size", o.stream.batch_size, "samples per batch")->capture_default_str()->group(stream);
+  cmd->add_option("--limit", o.stream.limit, "use the first N samples of the order (0: all)")->capture_default_str()->group(stream);
+  cmd->add_flag("--shuffle", o.stream.shuffle, "shuffle the order (with --seed)")->group(stream);
+  cmd->add_option("--seed", o.stream.seed, "shuffle seed")->capture_default_str()->group(stream);
+  cmd->add_flag("--strict", o.stream.strict, "stop at the first corrupt sample instead of skipping it")->group(stream);
+  cmd->add_flag("--quiet", o.quiet, "no progress on stderr")->group(stream);
+  cmd->add_option("--threads", o.threads, "compute threads (0: one per core)")->capture_default_str()->group(stream);
+}
+
+}  // namespace q8::cli

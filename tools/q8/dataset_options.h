@@ -1,0 +1,27 @@
+// The dataset, preprocessing and streaming flags that calibrate and compare share.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "datasets/batch_stream.h"
+
+namespace q8::cli {
+
+struct DatasetOptions {
+  std::string data;
+  Preprocessing pre;
+  std::string preprocess_json, size, mean, std;
+  SourceOptions source;
+  BatchStreamOptions stream;
+  bool quiet = false;
+  int threads = 0;
+
+  // Applies --preprocess, --size, --mean, --std and --threads to the fields above.
+  void resolve();
+};
+
+void add_dataset_options(CLI::App* cmd, DatasetOptions& o);
+
+}  // namespace q8::cli
