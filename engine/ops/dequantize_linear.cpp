@@ -1,6 +1,10 @@
 // DequantizeLinear: y = (x − x_zero_point) · x_scale, per tensor or per axis (opset 13; axis 1
 // by default). x is int8, uint8 or int32 (int32 requires a zero point of 0). See
 // docs/quantization.md.
+#include <algorithm>
+
+#include "engine/cpu/parallel.h"
+#include "engine/ops/broadcast.h"
 #include "engine/ops/op.h"
 #include "engine/ops/quantize_common.h"
 
@@ -23,12 +27,15 @@ class DequantizeLinear final : public Op {
       const T* px = x.data<T>();
       const float* ps = scale.data<float>();
       float* py = y.data<float>();
-      for (int64_t o = 0; o < l.outer; ++o)
-        for (int64_t c = 0; c < l.channels; ++c) {
+      // Rows of `inner` values with one (scale, zero point) each, in parallel.
+      parallel_for(l.outer * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.inner, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+          const int64_t c = row % l.channels;
           const int32_t z = zp ? int32_t(zp->data<T>()[c]) : 0;
-          const int64_t base = (o * l.channels + c) * l.inner;
+          const int64_t base = row * l.inner;
           for (int64_t i = 0; i < l.inner; ++i) py[base + i] = float(int32_t(px[base + i]) - z) * ps[c];
         }
+      });
     });
     return {std::move(y)};
   }

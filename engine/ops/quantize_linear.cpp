@@ -5,12 +5,24 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/cpu/parallel.h"
+#include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/quantize_common.h"
 
 namespace q8 {
 
 namespace {
+
+// Round half to even for the range that matters: adding and removing 1.5·2^23 leaves the float
+// rounded to an integer in the default rounding mode; beyond ±2^22 values saturate anyway.
+// (std::nearbyint gives the same results but is a library call per element.)
+inline float round_half_even(float v) {
+  constexpr float kMagic = 12582912.0f;  // 1.5 · 2^23
+  if (!(std::fabs(v) < 4194304.0f)) return v;  // |v| >= 2^22 (or NaN): clamped by the caller
+  return (v + kMagic) - kMagic;  // not an identity in IEEE arithmetic, so never folded away
+}
+
 class QuantizeLinear final : public Op {
  public:
   explicit QuantizeLinear(int64_t axis) : axis_(axis) {}
@@ -26,16 +38,19 @@ class QuantizeLinear final : public Op {
       const float* px = x.data<float>();
       const float* ps = scale.data<float>();
       T* py = y.data<T>();
-      for (int64_t o = 0; o < l.outer; ++o)
-        for (int64_t c = 0; c < l.channels; ++c) {
+      // Rows of `inner` values with one (scale, zero point) each, in parallel.
+      parallel_for(l.outer * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.inner, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+          const int64_t c = row % l.channels;
           const float s = ps[c];
           const float z = zp ? float(zp->data<T>()[c]) : 0.0f;
-          const int64_t base = (o * l.channels + c) * l.inner;
+          const int64_t base = row * l.inner;
           for (int64_t i = 0; i < l.inner; ++i) {
-            const float q = std::nearbyint(px[base + i] / s) + z;  // ties to even (default rounding mode)
+            const float q = round_half_even(px[base + i] / s) + z;
             py[base + i] = T(std::clamp(q, float(std::numeric_limits<T>::min()), float(std::numeric_limits<T>::max())));
           }
         }
+      });
     });
     return {std::move(y)};
   }
