@@ -190,7 +190,7 @@ def _torch_models():
         module.eval()
         with torch.no_grad():  # give BN non-trivial statistics
             for m in module.modules():
-                if isinstance(m, nn.BatchNorm2d):
+                if isinstance(m, nn.BatchNorm2d) and m.affine:
                     m.running_mean.uniform_(-0.1, 0.1)
                     m.running_var.uniform_(0.5, 1.5)
                     m.weight.uniform_(0.5, 1.5)
@@ -215,6 +215,17 @@ def _torch_models():
         def forward(self, x):
             return self.head(F.relu(self.up2(F.relu(self.up1(self.down(x))))))
 
+    class ConvBnAffineFalse(nn.Module):
+        """BatchNorm2d(affine=False): exported with constant scale 1 and bias 0."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 6, 3, padding=1)
+            self.bn = nn.BatchNorm2d(6, affine=False)
+
+        def forward(self, x):
+            return F.relu(self.bn(self.conv(x)))
+
     torch.manual_seed(0)
     shape = ShapeSubgraph()
     torch.manual_seed(1)
@@ -223,6 +234,12 @@ def _torch_models():
     for opset in (9, 11, 13, 17):
         makers[f"torch_shape_subgraph_opset{opset}"] = (lambda p, o=opset: export(shape, torch.zeros(1, 3, 8, 8), o, p))
     makers["resnet18"] = lambda p: export(resnet, torch.zeros(1, 3, 224, 224), 13, p)
+    torch.manual_seed(3)
+    affine_false = ConvBnAffineFalse()
+    with torch.no_grad():
+        affine_false.bn.running_mean.uniform_(-0.2, 0.2)
+        affine_false.bn.running_var.uniform_(0.5, 1.5)
+    makers["conv_bn_affine_false"] = lambda p: export(affine_false, torch.zeros(1, 3, 8, 8), 13, p)
     torch.manual_seed(2)
     detector = Detector640()
     makers["detector640"] = lambda p: export(detector, torch.zeros(1, 3, 640, 640), 13, p)
@@ -253,7 +270,7 @@ def main():
         if not wanted or name in wanted:
             onnx.save(make(), os.path.join(out, name + ".onnx"))
     torch_names = [n for n in ["torch_shape_subgraph_opset9", "torch_shape_subgraph_opset11",
-                               "torch_shape_subgraph_opset13", "torch_shape_subgraph_opset17", "resnet18", "detector640"]
+                               "torch_shape_subgraph_opset13", "torch_shape_subgraph_opset17", "resnet18", "detector640", "conv_bn_affine_false"]
                    if not wanted or n in wanted]
     if torch_names:
         makers = _torch_models()

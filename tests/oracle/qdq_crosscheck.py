@@ -79,6 +79,26 @@ def main():
         except subprocess.CalledProcessError as e:
             report(f"ORT runs q8's QDQ model and agrees within one step: {name}",
                    f"{os.path.basename(e.cmd[0])} {e.cmd[1]} failed: {(e.stderr or b'').decode().strip()[:300]}")
+    # A batch-1 static-shape model and its dynamic-batch twin give identical QDQ outputs.
+    static_qdq = os.path.join(a.work, "broadcast_static_batch1", "model.qdq.onnx")
+    dynamic_qdq = os.path.join(a.work, "broadcast_dynamic_batch", "model.qdq.onnx")
+    if os.path.exists(static_qdq) and os.path.exists(dynamic_qdq):
+        work = os.path.join(a.work, "static_vs_dynamic")
+        os.makedirs(work, exist_ok=True)
+        # Quantize both with one table (the static model's ranges), so only the shapes differ.
+        table = json.load(open(os.path.join(a.work, "broadcast_static_batch1", "table.json")))
+        dyn_table = json.load(open(os.path.join(a.work, "broadcast_dynamic_batch", "table.json")))
+        table["model_sha256"] = dyn_table["model_sha256"]
+        shared = os.path.join(work, "shared.json")
+        json.dump(table, open(shared, "w"))
+        same_ranges = os.path.join(work, "dynamic.qdq.onnx")
+        subprocess.run([a.q8, "quantize", models["broadcast_dynamic_batch"], "--calib", shared, "-o", same_ranges], check=True,
+                       capture_output=True)
+        files = make_inputs(models["broadcast_static_batch1"], work, 1, 11)
+        s_out = run_q8(a.q8, static_qdq, files, os.path.join(work, "static"))
+        d_out = run_q8(a.q8, same_ranges, files, os.path.join(work, "dynamic"))
+        report("batch-1 static QDQ == dynamic-batch QDQ (bit-identical)",
+               "" if all(np.array_equal(s_out[k], d_out[k]) for k in s_out) else "outputs differ")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
