@@ -68,6 +68,7 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
     check(found, "--exclude " + e + ": no node or op type of that name in the model");
   }
   report.fold = fold_batch_norm(g);
+  report.constants = fold_constants(g);
   report.opset_from = report.opset_to = g.opset();
   if (g.opset() < kQdqOpset) {
     upgrade_opset(g, kQdqOpset);
@@ -97,7 +98,7 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
   std::function<std::optional<float>(const std::string&)> scale_of = [&](const std::string& t) -> std::optional<float> {
     if (auto it = scale_cache.find(t); it != scale_cache.end()) return it->second;
     std::optional<float> s;
-    if (auto c = carrier_of.find(t); c != carrier_of.end()) {
+    if (auto c = carrier_of.find(t); c != carrier_of.end() && !options.pinned.count(t)) {
       const Node& n = g.nodes[c->second];
       const size_t count = n.op_type == "Concat" ? n.inputs.size() : 1;
       for (size_t k = 0; k < count; ++k) {

@@ -1,4 +1,4 @@
-// The Q/DQ pass: folds BatchNorm, marks every node by its rule (quant/rules/), and inserts all
+// The Q/DQ pass: folds BatchNorm and constants, marks every node by its rule (quant/rules/), and inserts all
 // QuantizeLinear/DequantizeLinear nodes in one place (docs/quantization.md).
 #pragma once
 
@@ -9,12 +9,14 @@
 
 #include "calib/range_table.h"
 #include "quant/fold_batch_norm.h"
+#include "quant/fold_constants.h"
 #include "quant/rules/rule.h"
 
 namespace q8 {
 
 struct QuantizeReport {
   FoldReport fold;
+  ConstantFoldReport constants;
   int64_t opset_from = 0, opset_to = 0;
   std::vector<std::string> quantized;                         // nodes with Q/DQ on their inputs
   std::vector<std::pair<std::string, std::string>> fp32;      // nodes left in FP32, with the reason

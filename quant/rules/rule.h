@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct QuantOptions {
   bool per_tensor_weights = false;   // one scale per weight instead of per output channel
   bool fp32_weights = false;         // FP32 weights behind Q→DQ instead of int8 initializers
   AddMode add_mode = AddMode::Both;
+  std::set<std::string> pinned;      // tensors whose own range wins over a scale carrier's (overrides)
 };
 
 // What one input of a node needs.

@@ -248,6 +248,31 @@ def main():
     print(("ok   " if ok else "FAIL ") + "calibrate: NaN/Inf counted and left out of the range in the JSON table")
     passed += ok
     failed += not ok
+
+    # quantize --overrides: an amax for one tensor, a method (recomputed from the run's
+    # histograms) for another.
+    ov = os.path.join(work, "overrides.json")
+    json.dump({"input": {"amax": 1.0}, "/Relu_3_output_0": {"method": "max"}}, open(ov, "w"))
+    h5 = os.path.join(work, "fashion.h5")
+    subprocess.run([q8, "calibrate", FASHION, "--data", p["images"], "--quiet", "--histograms", h5], check=True, capture_output=True)
+    qdq = os.path.join(work, "overridden.qdq.onnx")
+    proc = subprocess.run([q8, "quantize", FASHION, "--calib", p["fashion_table"], "--overrides", ov, "--histograms", h5, "-o", qdq],
+                          capture_output=True, text=True)
+    scales = {}
+    if proc.returncode == 0:
+        m = onnx.load(qdq)
+        inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+        for n in m.graph.node:
+            if n.op_type == "QuantizeLinear":
+                scales[n.input[0]] = float(inits[n.input[1]])
+    table = json.load(open(p["fashion_table"]))["activations"]
+    want_relu3 = np.float32(table["/Relu_3_output_0"]["max_abs"] / 127.0)
+    ok = proc.returncode == 0 and scales.get("input") == np.float32(1.0 / 127.0) and \
+        scales.get("/Relu_3_output_0", 0) == want_relu3
+    print(("ok   " if ok else "FAIL ") + "quantize --overrides: amax and method (from --histograms)" +
+          ("" if ok else f": exit {proc.returncode} {proc.stderr.strip()} {scales}"))
+    passed += ok
+    failed += not ok
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

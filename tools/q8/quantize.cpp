@@ -1,11 +1,14 @@
 // q8 quantize MODEL --calib TABLE.json -o OUT.onnx: folds BatchNorm, inserts Q/DQ by the per-op
 // rules and writes a QDQ model that onnx::checker accepts (docs/quantization.md).
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
+#include "calib/methods/method.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/export.h"
 #include "engine/onnx/import.h"
@@ -17,25 +20,42 @@ namespace q8::cli {
 namespace {
 
 struct QuantizeOptions {
-  std::string model, calib, output, overrides, add_mode = "both";
+  std::string model, calib, output, overrides, histograms, add_mode = "both";
   std::vector<std::string> exclude;
   QuantOptions quant;
 };
 
-// {"tensor": {"amax": 3.5}, …}: ranges to use instead of the table's.
-void apply_overrides(RangeTable& table, const std::string& path) {
+// {"tensor": {"amax": 3.5}, "other": {"method": "mse"}, …}: ranges to use instead of the
+// table's. A method recomputes amax from the run's HDF5 histograms (--histograms).
+void apply_overrides(RangeTable& table, const std::string& path, const std::string& histograms_path, std::set<std::string>& pinned) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(read_file(path));
-    for (const auto& [name, o] : j.items()) {
-      check(o.is_object() && o.contains("amax") && o["amax"].is_number(), path + ": entry '" + name + "' needs {\"amax\": number}");
-      auto& r = table.activations[name];
-      r.descriptor.tensor = name;
-      r.descriptor.amax = {o["amax"].get<double>()};
-      r.descriptor.method = "override";
-    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+  std::optional<HistogramFile> histograms;
+  for (const auto& [name, o] : j.items()) {
+    auto& r = table.activations[name];
+    r.descriptor.tensor = name;
+    pinned.insert(name);
+    if (o.is_object() && o.contains("amax") && o["amax"].is_number()) {
+      r.descriptor.amax = {o["amax"].get<double>()};
+      r.descriptor.method = "override";
+      continue;
+    }
+    check(o.is_object() && o.contains("method") && o["method"].is_string(),
+          path + ": entry '" + name + "' needs {\"amax\": number} or {\"method\": name}");
+    const std::string method_name = o["method"].get<std::string>();
+    const CalibrationMethod* method = find_method(method_name);
+    check(method != nullptr, path + ": entry '" + name + "': unknown method '" + method_name + "' (methods: " + method_names() + ")");
+    check(!histograms_path.empty(), path + ": entry '" + name + "' asks for method " + method_name +
+                                        "; give --histograms FILE.h5 from the calibration run");
+    if (!histograms) histograms = read_histograms(histograms_path);
+    auto it = histograms->observers.find(name);
+    check(it != histograms->observers.end(), histograms_path + " has no histogram for '" + name + "'");
+    r.descriptor.amax = {method->amax(it->second.histogram(), it->second.stats(), MethodOptions{})};
+    r.descriptor.method = method_name;
   }
 }
 
@@ -47,7 +67,7 @@ void quantize(QuantizeOptions o) {
   Graph graph = load_model(o.model);
   RangeTable table = read_json_table(o.calib);
   check_table_matches_model(table, o.calib, o.model);
-  if (!o.overrides.empty()) apply_overrides(table, o.overrides);
+  if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned);
   QuantizeReport report;
   const Graph qdq = quantize_graph(std::move(graph), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
   save_model(qdq, o.output);
@@ -55,7 +75,8 @@ void quantize(QuantizeOptions o) {
   if (report.opset_to != report.opset_from)
     std::printf("upgraded opset %lld -> %lld (per-axis DequantizeLinear needs 13)\n", static_cast<long long>(report.opset_from),
                 static_cast<long long>(report.opset_to));
-  std::printf("folded %zu BatchNormalization nodes\n", report.fold.folded.size());
+  std::printf("folded %zu BatchNormalization nodes and %zu constant nodes%s\n", report.fold.folded.size(), report.constants.folded,
+              report.constants.static_shapes ? " (static shapes: shape subgraphs folded)" : "");
   for (const auto& [bn, why] : report.fold.kept) std::printf("  kept BatchNormalization %s in FP32: %s\n", bn.c_str(), why.c_str());
   std::printf("quantized %zu nodes (%zu activation Q/DQ pairs, %zu weight DQs)\n", report.quantized.size(), report.activation_qdq,
               report.weight_dq);
@@ -77,7 +98,9 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_flag("--fp32-weights", o->quant.fp32_weights, "FP32 weights behind Q->DQ instead of int8 initializers");
   cmd->add_option("--add-mode", o->add_mode, "both: quantize both Add inputs; tensorrt: leave the conv branch FP32")
       ->capture_default_str()->check(CLI::IsMember({"both", "tensorrt"}));
-  cmd->add_option("--overrides", o->overrides, "JSON {\"tensor\": {\"amax\": x}} ranges to use instead of the table's");
+  cmd->add_option("--overrides", o->overrides,
+                  "JSON {\"tensor\": {\"amax\": x} or {\"method\": m}}: ranges to use instead of the table's");
+  cmd->add_option("--histograms", o->histograms, "the calibration run's HDF5 histograms (for method overrides)");
   cmd->callback([o] { quantize(*o); });
 }
 
