@@ -31,3 +31,10 @@ echo "== q8 calibrate on 1024 Fashion-MNIST training images (entropy)"
   --method entropy --cache "$BUILD/fashion_cnn.cache" --json "$BUILD/fashion_cnn.calib.json" --histograms "$BUILD/fashion_cnn.h5"
 echo "-- $BUILD/fashion_cnn.cache (TensorRT calibration cache), first lines:"
 head -6 "$BUILD/fashion_cnn.cache"
+echo
+echo "== q8 quantize"
+"$BUILD/q8" quantize "$MODEL" --calib "$BUILD/fashion_cnn.calib.json" -o "$BUILD/fashion_cnn.qdq.onnx"
+echo
+echo "== q8 compare: INT8 against FP32 on the 10,000 Fashion-MNIST test images"
+"$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz \
+  --batch-size 256 --quiet --json "$BUILD/fashion_cnn.accuracy.json"
