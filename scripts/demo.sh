@@ -36,5 +36,16 @@ echo "== q8 quantize"
 "$BUILD/q8" quantize "$MODEL" --calib "$BUILD/fashion_cnn.calib.json" -o "$BUILD/fashion_cnn.qdq.onnx"
 echo
 echo "== q8 compare: INT8 against FP32 on the 10,000 Fashion-MNIST test images"
-"$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz \
-  --batch-size 256 --quiet --json "$BUILD/fashion_cnn.accuracy.json"
+TEST=/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz
+"$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data "$TEST" --batch-size 256 --quiet --json "$BUILD/fashion_cnn.accuracy.json"
+echo
+echo "== every calibration method (1,024 calibration images, 10,000 test images)"
+printf "%-11s %9s %9s %9s %10s\n" method "FP32" "INT8" delta agreement
+for method in max entropy percentile mse; do
+  "$BUILD/q8" calibrate "$MODEL" --data /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz --limit 1024 \
+    --method "$method" --json "$BUILD/demo.$method.json" --quiet >/dev/null
+  "$BUILD/q8" quantize "$MODEL" --calib "$BUILD/demo.$method.json" -o "$BUILD/demo.$method.qdq.onnx" >/dev/null
+  "$BUILD/q8" compare "$MODEL" "$BUILD/demo.$method.qdq.onnx" --data "$TEST" --batch-size 256 --quiet > "$BUILD/demo.$method.txt"
+  awk -v m="$method" '/^top-1:/ { fp = $3; i8 = $6; d = $8 } /^top-1 agreement/ { a = $3 }
+    END { gsub(/\(/, "", d); printf "%-11s %8s%% %8s%% %9s %9s%%\n", m, fp, i8, d, a }' "$BUILD/demo.$method.txt"
+done
