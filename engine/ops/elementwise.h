@@ -68,22 +68,26 @@ Tensor broadcast_binary(const Tensor& a, const Tensor& b, DType out_type, const 
   return y;
 }
 
-// An arithmetic op on two same-typed numeric tensors (float32, int8, uint8, int32, int64).
-// F is a generic callable: f(a, b) for a, b of the element type.
+// f(a, b) broadcast over two same-typed numeric tensors (float32, int8, uint8, int32, int64),
+// in their type. F is a generic callable.
+template <typename F>
+Tensor arithmetic(const Tensor& a, const Tensor& b, const char* name, const F& f) {
+  check(a.dtype() == b.dtype(), std::string(name) + ": inputs have different types (" + std::string(dtype_name(a.dtype())) +
+                                    ", " + std::string(dtype_name(b.dtype())) + ")");
+  check(a.dtype() != DType::Float16 && a.dtype() != DType::Bool,
+        std::string(name) + ": input type " + std::string(dtype_name(a.dtype())) + " is not supported");
+  return visit_numeric(a.dtype(), [&]<typename T>() {
+    return broadcast_binary<T, T>(a, b, a.dtype(), name, [&](T x, T y) { return T(f(x, y)); });
+  });
+}
+
+// An arithmetic op on two tensors (Add, Sub, Mul, Div).
 template <typename F>
 class BinaryArithmeticOp final : public Op {
  public:
   BinaryArithmeticOp(const char* name, F f) : name_(name), f_(f) {}
   std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& a = required_input(in, 0, name_, "A");
-    const Tensor& b = required_input(in, 1, name_, "B");
-    check(a.dtype() == b.dtype(), std::string(name_) + ": inputs have different types (" +
-                                      std::string(dtype_name(a.dtype())) + ", " + std::string(dtype_name(b.dtype())) + ")");
-    check(a.dtype() != DType::Float16 && a.dtype() != DType::Bool,
-          std::string(name_) + ": input type " + std::string(dtype_name(a.dtype())) + " is not supported");
-    return {visit_numeric(a.dtype(), [&]<typename T>() {
-      return broadcast_binary<T, T>(a, b, a.dtype(), name_, [&](T x, T y) { return T(f_(x, y)); });
-    })};
+    return {arithmetic(required_input(in, 0, name_, "A"), required_input(in, 1, name_, "B"), name_, f_)};
   }
 
  private:
@@ -132,15 +136,8 @@ class VariadicOp final : public Op {
     check(!in.empty() && in[0], std::string(name_) + ": needs at least one input");
     if (in[0]->dtype() == DType::Float16) return {run_as_float(in)};
     Tensor acc = in[0]->clone();
-    check(acc.dtype() != DType::Float16 && acc.dtype() != DType::Bool,
-          std::string(name_) + ": input type " + std::string(dtype_name(acc.dtype())) + " is not supported");
-    for (size_t i = 1; i < in.size(); ++i) {
-      const Tensor& b = required_input(in, i, name_, "data");
-      check(b.dtype() == acc.dtype(), std::string(name_) + ": inputs have different types");
-      acc = visit_numeric(acc.dtype(), [&]<typename T>() {
-        return broadcast_binary<T, T>(acc, b, acc.dtype(), name_, [&](T x, T y) { return T(f_(x, y)); });
-      });
-    }
+    check(acc.dtype() != DType::Bool, std::string(name_) + ": input type bool is not supported");
+    for (size_t i = 1; i < in.size(); ++i) acc = arithmetic(acc, required_input(in, i, name_, "data"), name_, f_);
     return {std::move(acc)};
   }
 
