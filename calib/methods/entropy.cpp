@@ -49,14 +49,8 @@ class EntropyMethod final : public CalibrationMethod {
   std::string_view name() const override { return "entropy"; }
   double amax(const AbsHistogram& h, const TensorStats& stats, const MethodOptions&) const override {
     const int64_t used = h.used_bins();
-    if (h.empty() || used < kQuantizedLevels) return stats.max_abs;
-    double best = std::numeric_limits<double>::infinity();
-    int64_t best_n = used;
-    for (int64_t n = kQuantizedLevels; n <= used; ++n) {
-      const double kl = entropy_kl(h.counts(), n, used);
-      if (kl < best) best = kl, best_n = n;
-    }
-    return (double(best_n) - 0.5) * h.width();
+    const auto n = h.empty() ? std::nullopt : least_cost_bins(used, [&](int64_t n) { return entropy_kl(h.counts(), n, used); });
+    return n ? (double(*n) - 0.5) * h.width() : stats.max_abs;
   }
 };
 

@@ -2,6 +2,8 @@
 // (methods/registry.cpp) lists them. The formulas are in docs/calibration.md.
 #pragma once
 
+#include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +25,20 @@ class CalibrationMethod {
   virtual std::string_view name() const = 0;
   virtual double amax(const AbsHistogram& histogram, const TensorStats& stats, const MethodOptions& options) const = 0;
 };
+
+// The search entropy and mse share: the least n in [kQuantizedLevels, N] minimizing cost(n)
+// (the first minimum), N = the histogram's used bins; nullopt when N < kQuantizedLevels.
+template <typename Cost>
+std::optional<int64_t> least_cost_bins(int64_t used, Cost cost) {
+  if (used < kQuantizedLevels) return std::nullopt;
+  double best = std::numeric_limits<double>::infinity();
+  int64_t best_n = used;
+  for (int64_t n = kQuantizedLevels; n <= used; ++n) {
+    const double c = cost(n);
+    if (c < best) best = c, best_n = n;
+  }
+  return best_n;
+}
 
 const CalibrationMethod* find_method(std::string_view name);
 std::span<const CalibrationMethod* const> calibration_methods();

@@ -12,12 +12,9 @@ class MseMethod final : public CalibrationMethod {
   std::string_view name() const override { return "mse"; }
   double amax(const AbsHistogram& h, const TensorStats& stats, const MethodOptions&) const override {
     const int64_t used = h.used_bins();
-    if (h.empty() || used < kQuantizedLevels) return stats.max_abs;
     const double w = h.width();
     const auto& c = h.counts();
-    double best = std::numeric_limits<double>::infinity();
-    int64_t best_n = used;
-    for (int64_t n = kQuantizedLevels; n <= used; ++n) {
+    const auto squared_error = [&](int64_t n) {
       const double s = double(n) * w / 127.0;
       double error = 0;
       for (int64_t b = 0; b < used; ++b) {
@@ -26,9 +23,10 @@ class MseMethod final : public CalibrationMethod {
         const double q = std::min(std::nearbyint(v / s), 127.0) * s;
         error += double(c[size_t(b)]) * (v - q) * (v - q);
       }
-      if (error < best) best = error, best_n = n;
-    }
-    return double(best_n) * w;
+      return error;
+    };
+    const auto n = h.empty() ? std::nullopt : least_cost_bins(used, squared_error);
+    return n ? double(*n) * w : stats.max_abs;
   }
 };
 
