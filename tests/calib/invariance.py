@@ -24,6 +24,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tally import Tally  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODEL = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
@@ -55,13 +58,10 @@ def main():
     np.save(os.path.join(dirs["all"], "b.npy"), images[128:])
     shutil.copy(os.path.join(dirs["all"], "a.npy"), dirs["a"])
     shutil.copy(os.path.join(dirs["all"], "b.npy"), dirs["b"])
-    passed = failed = 0
+    tally = Tally()
 
     def report(name, ok, detail=""):
-        nonlocal passed, failed
-        print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + detail), flush=True)
-        passed += ok
-        failed += not ok
+        tally.check(name, "" if ok else detail or "failed")
 
     for method in ["max", "percentile", "entropy", "mse"]:
         m = ["--method", method]
@@ -127,8 +127,7 @@ def main():
                resumed.returncode == 0 and open(out + ".cache").read() == full_cache, resumed.stderr.strip() or "caches differ")
     leftovers = [f for f in os.listdir(work) if ".tmp." in f]
     report("no temporary files left behind", not leftovers, str(leftovers))
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

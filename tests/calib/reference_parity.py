@@ -23,6 +23,9 @@ import onnx
 import scipy.stats
 from onnx import TensorProto, helper
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tally import Tally  # noqa: E402
+
 BINS = 2048
 LEVELS = 128
 
@@ -124,13 +127,8 @@ def main():
     os.makedirs(work)
     model = os.path.join(work, "identity.onnx")
     identity_model(model, 64)
-    passed = failed = 0
-
-    def report(name, problem):
-        nonlocal passed, failed
-        print(("FAIL " if problem else "ok   ") + name + (": " + problem if problem else ""), flush=True)
-        passed += not problem
-        failed += bool(problem)
+    tally = Tally()
+    report = tally.check
 
     for name, data in distributions().items():
         data32 = data.astype(np.float32)
@@ -182,8 +180,7 @@ def main():
                 elif max_abs == 0 and not table["degenerate"]:
                     problem = "all-zero tensor not flagged degenerate"
             report(f"{name}/{method} amax {table['amax']:.6g}", problem)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tally import Tally  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FASHION = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
@@ -202,7 +205,7 @@ def main():
         ("calibrate: unknown method", ["calibrate", FASHION, "--data", p["images"], "--method", "kl", "--cache",
                                        os.path.join(out, "c")], "--method kl: unknown method (methods: max, percentile, entropy, mse)"),
     ]
-    passed = failed = 0
+    tally = Tally()
     for what, args, text in cases:
         proc = subprocess.run([q8] + args, capture_output=True, text=True)
         lines = [l for l in proc.stderr.splitlines() if l.strip()]
@@ -215,9 +218,7 @@ def main():
             problems.append(f"no stderr line contains {text!r}: {lines}")
         if os.path.exists(out) and os.listdir(out):
             problems.append(f"left files behind: {os.listdir(out)}")
-        print(("FAIL " if problems else "ok   ") + what + ("" if not problems else ": " + "; ".join(problems)))
-        passed += not problems
-        failed += bool(problems)
+        tally.check(what, "; ".join(problems))
 
     # Runs that succeed but must warn: corrupt images skipped with names and a count; NaN/Inf
     # counted, excluded and reported per tensor.
@@ -240,14 +241,10 @@ def main():
         for text in texts:
             if text not in proc.stderr:
                 problems.append(f"stderr lacks {text!r}: {proc.stderr.strip()!r}")
-        print(("FAIL " if problems else "ok   ") + what + ("" if not problems else ": " + "; ".join(problems)))
-        passed += not problems
-        failed += bool(problems)
+        tally.check(what, "; ".join(problems))
     table = json.load(open(os.path.join(work, "nan.json")))["activations"]["a"]
     ok = table["nan"] == 1 and table["pos_inf"] == 1 and table["neg_inf"] == 1 and table["elements"] == 29 and table["max_abs"] < 1
-    print(("ok   " if ok else "FAIL ") + "calibrate: NaN/Inf counted and left out of the range in the JSON table")
-    passed += ok
-    failed += not ok
+    tally.check("calibrate: NaN/Inf counted and left out of the range in the JSON table", "" if ok else f"table entry {table}")
 
     # quantize --overrides: an amax for one tensor, a method (recomputed from the run's
     # histograms) for another.
@@ -269,12 +266,9 @@ def main():
     want_relu3 = np.float32(table["/Relu_3_output_0"]["max_abs"] / 127.0)
     ok = proc.returncode == 0 and scales.get("input") == np.float32(1.0 / 127.0) and \
         scales.get("/Relu_3_output_0", 0) == want_relu3
-    print(("ok   " if ok else "FAIL ") + "quantize --overrides: amax and method (from --histograms)" +
-          ("" if ok else f": exit {proc.returncode} {proc.stderr.strip()} {scales}"))
-    passed += ok
-    failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    tally.check("quantize --overrides: amax and method (from --histograms)",
+                "" if ok else f"exit {proc.returncode} {proc.stderr.strip()} {scales}")
+    return tally.finish()
 
 
 if __name__ == "__main__":

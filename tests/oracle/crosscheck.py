@@ -17,6 +17,9 @@ import sys
 import numpy as np
 import onnx
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tally import Tally  # noqa: E402
+
 RTOL, ATOL = 1e-3, 1e-4
 HERE = os.path.dirname(os.path.abspath(__file__))
 NP_TYPES = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32}
@@ -71,13 +74,8 @@ def main():
     ap.add_argument("--models", required=True)
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
-    passed = failed = 0
-
-    def report(name, error):
-        nonlocal passed, failed
-        print(f"{'FAIL' if error else 'ok  '} {name}{': ' + error if error else ''}", flush=True)
-        passed += not error
-        failed += bool(error)
+    tally = Tally()
+    report = tally.check
 
     models = sorted(f[:-5] for f in os.listdir(a.models) if f.endswith(".onnx"))
     for i, name in enumerate(models):
@@ -111,8 +109,7 @@ def main():
         d3 = run_q8(a.q8, dynamic, {"x": path3}, os.path.join(work, "batch3"))
         report("sample in batch 3 == sample alone (bit-identical)",
                "" if all(np.array_equal(d3[k][1:2], d[k]) for k in d) else "outputs differ")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

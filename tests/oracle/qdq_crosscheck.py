@@ -23,6 +23,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from crosscheck import make_inputs, run_ort, run_q8  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tally import Tally  # noqa: E402
+
 SKIP = {"resnet18", "detector640"}  # large: covered by the FP32 oracle; keep the suite short
 
 
@@ -35,13 +38,8 @@ def main():
     a = ap.parse_args()
     models = {f[:-5]: os.path.join(a.models, f) for f in sorted(os.listdir(a.models)) if f.endswith(".onnx") and f[:-5] not in SKIP}
     models["fashion_cnn"] = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
-    passed = failed = 0
-
-    def report(name, problem):
-        nonlocal passed, failed
-        print(("FAIL " if problem else "ok   ") + name + (": " + problem if problem else ""), flush=True)
-        passed += not problem
-        failed += bool(problem)
+    tally = Tally()
+    report = tally.check
 
     for i, (name, model) in enumerate(models.items()):
         work = os.path.join(a.work, name)
@@ -99,8 +97,7 @@ def main():
         d_out = run_q8(a.q8, same_ranges, files, os.path.join(work, "dynamic"))
         report("batch-1 static QDQ == dynamic-batch QDQ (bit-identical)",
                "" if all(np.array_equal(s_out[k], d_out[k]) for k in s_out) else "outputs differ")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tally import Tally  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODEL = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
@@ -21,7 +24,7 @@ def main():
     q8, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    passed = failed = 0
+    tally = Tally()
     for method in ["entropy", "max"]:
         table, qdq, report = (os.path.join(work, f"{method}.{x}") for x in ("json", "qdq.onnx", "accuracy.json"))
         subprocess.run([q8, "calibrate", MODEL, "--data", TRAIN, "--limit", "512", "--method", method, "--json", table, "--quiet"],
@@ -42,13 +45,8 @@ def main():
         sqnr = [l["sqnr_db"] for l in r["layers"]]
         if len(sqnr) < 5 or sqnr != sorted(sqnr) or not min(sqnr) > 10:
             problems.append(f"per-layer SQNR {sqnr}")
-        ok = not problems
-        print(("ok   " if ok else "FAIL ") + f"{method}: FP32 {100 * r['fp32_top1']:.2f} %, INT8 {100 * r['int8_top1']:.2f} %" +
-              ("" if ok else ": " + "; ".join(problems)))
-        passed += ok
-        failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+        tally.check(f"{method}: FP32 {100 * r['fp32_top1']:.2f} %, INT8 {100 * r['int8_top1']:.2f} %", "; ".join(problems))
+    return tally.finish()
 
 
 if __name__ == "__main__":
