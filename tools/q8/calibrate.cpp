@@ -6,7 +6,6 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -147,8 +146,11 @@ void calibrate(CalibrateOptions o) {
               o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "", static_cast<long long>(o.bins),
               o.skip_zeros ? ", zeros skipped" : "");
   for (const auto& [k, m] : choice.overrides) std::printf("override:      %s -> %s\n", k.c_str(), m.c_str());
-  std::printf("outputs:       %s%s%s%s%s%s\n", o.cache.empty() ? "" : ("cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method) + ") ").c_str(),
-              o.json.empty() ? "" : "json ", o.json.c_str(), o.histograms.empty() ? "" : " histograms ", o.histograms.c_str(), "");
+  std::string outputs;
+  if (!o.cache.empty()) outputs += "cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method) + ") ";
+  if (!o.json.empty()) outputs += "json " + o.json + " ";
+  if (!o.histograms.empty()) outputs += "histograms " + o.histograms;
+  std::printf("outputs:       %s\n", outputs.c_str());
   std::fflush(stdout);
 
   CalibrationRunResult run;
