@@ -92,8 +92,10 @@ void calibrate(CalibrateOptions o) {
   check_writable(o.histograms, "--histograms");
   const MethodChoice choice = method_choice(o);
 
-  const Graph graph = load_model(o.model);
-  const std::string sha = sha256_hex(read_file(o.model));
+  // One read of the model serves both the graph and its fingerprint.
+  const std::string model_bytes = read_file(o.model);
+  const Graph graph = parse_model(model_bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
+  const std::string sha = sha256_hex(model_bytes);
   Calibrator calibrator(graph, {o.bins, o.skip_zeros});
   HistogramFile previous;
   if (!o.resume.empty()) {
