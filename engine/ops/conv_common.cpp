@@ -59,6 +59,15 @@ void ConvGeometry::build_offsets(const ResolvedWindow& w, const Dims& in) {
 
 bool ConvGeometry::is_pointwise() const { return pointwise_; }
 
+// Output columns ox in [lo, hi) whose input column ox·sw + x0 lies inside [0, w), with
+// 0 <= lo <= hi <= ow: a kernel wider than the input or pads wider than the kernel leave the
+// range empty or clipped, never outside the row.
+std::pair<int64_t, int64_t> ConvGeometry::inside_columns(int64_t x0) const {
+  const int64_t lo = std::min(ow_, x0 >= 0 ? 0 : (-x0 + sw_ - 1) / sw_);
+  const int64_t hi = std::clamp<int64_t>(w_ - x0 > 0 ? (w_ - x0 + sw_ - 1) / sw_ : 0, lo, ow_);
+  return {lo, hi};
+}
+
 // Caffe's im2col: row (c, ki, kj) of col holds, for every output (oy, ox), the input at
 // (oy·sh − ph + ki·dh, ox·sw − pw + kj·dw), or 0 outside.
 void ConvGeometry::im2col_2d(const float* image, int64_t channels, float* col, int64_t ld) const {
@@ -69,8 +78,7 @@ void ConvGeometry::im2col_2d(const float* image, int64_t channels, float* col, i
         float* dst = col + ((c * kh_ + ki) * kw_ + kj) * ld;
         // Output columns whose input column lies inside [0, w): ox in [lo, hi).
         const int64_t x0 = kj * dw_ - pw_;
-        const int64_t lo = x0 >= 0 ? 0 : (-x0 + sw_ - 1) / sw_;
-        const int64_t hi = std::clamp<int64_t>(w_ - x0 > 0 ? (w_ - x0 + sw_ - 1) / sw_ : 0, lo, ow_);
+        const auto [lo, hi] = inside_columns(x0);
         for (int64_t oy = 0; oy < oh_; ++oy) {
           const int64_t y = oy * sh_ - ph_ + ki * dh_;
           float* row = dst + oy * ow_;
@@ -78,12 +86,12 @@ void ConvGeometry::im2col_2d(const float* image, int64_t channels, float* col, i
             std::memset(row, 0, size_t(ow_) * sizeof(float));
             continue;
           }
-          const float* in_row = src + y * w_ + x0;
+          const float* in_row = src + y * w_;  // input column of ox: ox·sw + x0
           for (int64_t ox = 0; ox < lo; ++ox) row[ox] = 0.0f;
           if (sw_ == 1) {
-            std::memcpy(row + lo, in_row + lo, size_t(hi - lo) * sizeof(float));
+            if (hi > lo) std::memcpy(row + lo, in_row + lo + x0, size_t(hi - lo) * sizeof(float));
           } else {
-            for (int64_t ox = lo; ox < hi; ++ox) row[ox] = in_row[ox * sw_];
+            for (int64_t ox = lo; ox < hi; ++ox) row[ox] = in_row[ox * sw_ + x0];
           }
           for (int64_t ox = hi; ox < ow_; ++ox) row[ox] = 0.0f;
         }
@@ -98,14 +106,13 @@ void ConvGeometry::col2im_2d(const float* col, int64_t channels, float* image, i
       for (int64_t kj = 0; kj < kw_; ++kj) {
         const float* src = col + ((c * kh_ + ki) * kw_ + kj) * ld;
         const int64_t x0 = kj * dw_ - pw_;
-        const int64_t lo = x0 >= 0 ? 0 : (-x0 + sw_ - 1) / sw_;
-        const int64_t hi = std::clamp<int64_t>(w_ - x0 > 0 ? (w_ - x0 + sw_ - 1) / sw_ : 0, lo, ow_);
+        const auto [lo, hi] = inside_columns(x0);
         for (int64_t oy = 0; oy < oh_; ++oy) {
           const int64_t y = oy * sh_ - ph_ + ki * dh_;
           if (y < 0 || y >= h_) continue;
-          float* out_row = dst + y * w_ + x0;
+          float* out_row = dst + y * w_;
           const float* row = src + oy * ow_;
-          for (int64_t ox = lo; ox < hi; ++ox) out_row[ox * sw_] += row[ox];
+          for (int64_t ox = lo; ox < hi; ++ox) out_row[ox * sw_ + x0] += row[ox];
         }
       }
   }

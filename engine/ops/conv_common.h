@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "engine/ops/op.h"
@@ -39,6 +40,7 @@ class ConvGeometry {
   void build_offsets(const ResolvedWindow& w, const Dims& in);
   void im2col_2d(const float* image, int64_t channels, float* col, int64_t ld) const;
   void col2im_2d(const float* col, int64_t channels, float* image, int64_t ld) const;
+  std::pair<int64_t, int64_t> inside_columns(int64_t x0) const;
 
   std::vector<int64_t> offsets_;  // [K × out_size]; built for ranks other than 2 and for pools
   bool pointwise_ = false;

@@ -116,6 +116,14 @@ std::vector<ConvCase> cases() {
       {1, 2, 4, 2, {5, 6, 7}, {2, 3, 3}, {1, 2, 1}, {1, 1, 2}, {0, 1, 1, 1, 0, 1}},  // 3-D grouped
       {8, 3, 5, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}},  // pointwise, batch parallel
       {4, 16, 32, 1, {127, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      // Degenerate windows: kernel larger than the input, pads larger than the kernel, stride
+      // larger than the input, dilation reaching past it.
+      {1, 8, 8, 1, {1, 1}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},
+      {2, 8, 16, 8, {1, 1}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},
+      {1, 3, 4, 1, {2, 3}, {3, 3}, {1, 1}, {1, 1}, {4, 5, 4, 3}},
+      {1, 2, 2, 1, {3, 3}, {2, 2}, {5, 7}, {1, 1}, {1, 1, 1, 1}},
+      {1, 2, 3, 1, {2, 2}, {3, 3}, {1, 1}, {3, 3}, {3, 3, 3, 3}},
+      {3, 4, 4, 4, {1, 8}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
   };
 }
 
@@ -138,11 +146,19 @@ TEST(ConvTransposeReference, MatchesNaiveLoops) {
   all.push_back({2, 9, 6, 3, {3, 3}, {2, 2}, {3, 3}, {2, 1}, {0, 0, 0, 0}});       // grouped, stride 3, dilated
   for (const ConvCase& k : all) {
     SCOPED_TRACE(describe(k));
+    bool positive = true;  // pads wider than the full output leave nothing: an error, as in ONNX Runtime
+    for (size_t d = 0; d < k.spatial.size(); ++d)
+      positive = positive && k.strides[d] * (k.spatial[d] - 1) + (k.kernel[d] - 1) * k.dilations[d] + 1 >
+                                 k.pads[d] + k.pads[d + k.spatial.size()];
     Dims wd{k.c, k.m / k.group};
     wd.insert(wd.end(), k.kernel.begin(), k.kernel.end());
     Dims xd{k.n, k.c};
     xd.insert(xd.end(), k.spatial.begin(), k.spatial.end());
     const Tensor x = random_tensor(xd, 4), w = random_tensor(wd, 5), b = random_tensor({k.m}, 6);
+    if (!positive) {
+      EXPECT_THROW(run_op(window_node("ConvTranspose", k), {&x, &w, &b}), Error);
+      continue;
+    }
     const Tensor got = run_op(window_node("ConvTranspose", k), {&x, &w, &b})[0];
     expect_close(got, naive_conv_transpose(x, w, b, k), 1e-4);
   }
