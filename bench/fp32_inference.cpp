@@ -14,7 +14,7 @@
 #include <random>
 #include <sstream>
 
-#include "engine/cpu/blas.h"
+#include "engine/cpu/threads.h"
 #include "engine/cpu/executor.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/npy.h"

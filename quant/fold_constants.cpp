@@ -42,7 +42,7 @@ ConstantFoldReport fold_constants(Graph& g) {
   report.static_shapes = shapes.has_value();
   std::set<std::string> outputs;
   for (const auto& o : g.outputs) outputs.insert(o.name);
-  const OpContext ctx{g.opset()};
+  const OpContext ctx{g.opset(), {}};
   std::vector<Node> kept;
   for (const Node& n : g.nodes) {
     const bool constant_inputs = std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {

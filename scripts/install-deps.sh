@@ -6,7 +6,7 @@ set -eu
 PACKAGES="
   build-essential cmake ninja-build pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libopenblas-dev libcli11-dev libspdlog-dev libfmt-dev
+  libdnnl-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhdf5-dev libstb-dev zlib1g-dev nlohmann-json3-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
   libonnx-testdata dataset-fashion-mnist

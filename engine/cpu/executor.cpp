@@ -28,8 +28,9 @@ std::string node_context(const Node& node, size_t index) { return node.describe(
 Executor::Executor(Graph graph, const Backend& backend) : graph_(std::move(graph)) {
   const std::string unsupported = unsupported_ops(graph_, backend);
   check(unsupported.empty(), "unsupported ops: " + unsupported);
-  const OpContext ctx{graph_.opset()};
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    OpContext ctx{graph_.opset(), {}};
+    for (const auto& in : graph_.nodes[i].inputs) ctx.constant_inputs.push_back(graph_.initializers.count(in) > 0);
     try {
       prepared_.push_back(backend.prepare(graph_.nodes[i], ctx));
     } catch (const Error& e) {

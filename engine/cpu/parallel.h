@@ -1,5 +1,5 @@
-// Parallel loops on q8's thread pool. Idle workers sleep on a condition variable rather than
-// spin, so they never take cores from OpenBLAS's threads between loops.
+// Parallel loops on the OpenMP team that oneDNN also uses, so one set of threads serves every
+// op (two pools on the same cores starve each other).
 #pragma once
 
 #include <cstdint>
@@ -8,10 +8,11 @@
 namespace q8 {
 
 // Calls fn(begin, end) on disjoint ranges covering [0, n), using every compute thread when there
-// are at least 2 · min_chunk items (serially otherwise, and inside another parallel loop).
+// are at least 2 · min_chunk items (serially otherwise, and inside another parallel loop). The
+// split covers outputs only: no loop here splits a reduction, so results never depend on it.
 void parallel_for(int64_t n, int64_t min_chunk, const std::function<void(int64_t begin, int64_t end)>& fn);
 
-// Resizes the pool (engine/cpu/blas.h's set_compute_threads calls this).
-void set_pool_threads(int threads);
+// True inside a parallel_for body (work started there runs on the calling thread).
+bool inside_parallel();
 
 }  // namespace q8

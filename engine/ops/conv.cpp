@@ -1,10 +1,12 @@
 // Conv: Y[n, g·Mg + m, o…] = B[g·Mg + m] + Σ_{c<Cg, k…} W[g·Mg + m, c, k…] · X[n, g·Cg + c, o·s − pb + k·d]
 // (zero outside X), for group g, Cg = C/group input and Mg = M/group output channels per group
-// (docs/ops.md). Computed as im2col + SGEMM: several samples share one column matrix, so each
-// group is one wide multiplication.
+// (docs/ops.md). Computed by oneDNN, one sample at a time (engine/cpu/conv_primitive.h), or
+// where it has no implementation as im2col + q8's SGEMM, several samples sharing one column matrix.
 #include <cstring>
+#include <mutex>
 
-#include "engine/cpu/blas.h"
+#include "engine/cpu/conv_primitive.h"
+#include "engine/cpu/gemm.h"
 #include "engine/ops/conv_common.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/window.h"
@@ -15,7 +17,9 @@ namespace {
 
 class Conv final : public Op {
  public:
-  explicit Conv(const Node& node) : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), name_(node.describe()) {
+  Conv(const Node& node, const OpContext& ctx)
+      : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), name_(node.describe()),
+        primitives_(ctx.input_is_constant(1) && (node.inputs.size() < 3 || ctx.input_is_constant(2))) {
     check(group_ >= 1, name_ + ": group must be >= 1");
   }
 
@@ -35,6 +39,13 @@ class Conv final : public Op {
     Dims out_dims{n, m};
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
     Tensor y(DType::Float32, out_dims);
+    if (y.numel() == 0) return {std::move(y)};
+    const ConvShape shape{false, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>(), n))
+        return {std::move(y)};
+    }
     const ConvGeometry geo(r, in_spatial);
     const int64_t cg = c / group_, mg = m / group_, kdim = cg * geo.kernel_size, p = geo.out_size;
     const float* px = x.data<float>();
@@ -74,10 +85,12 @@ class Conv final : public Op {
   Window window_;
   int64_t group_;
   std::string name_;
+  mutable std::mutex mutex_;
+  mutable ConvPrimitiveCache primitives_;
 };
 
 }  // namespace
 
-std::unique_ptr<Op> create_conv(const Node& node, const OpContext&) { return std::make_unique<Conv>(node); }
+std::unique_ptr<Op> create_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx); }
 
 }  // namespace q8

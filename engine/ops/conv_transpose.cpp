@@ -1,10 +1,13 @@
 // ConvTranspose: W is [C, M/group, k…]. For group g, input channel c = g·Cg + ci and output
 // channel o = g·Mg + j:  Y[n, o, i·s − pb + k·d] += X[n, c, i] · W[c, j, k…], plus B[o].
 // Output size per axis: s·(in − 1) + output_padding + (k − 1)·d + 1 − pb − pe, or output_shape
-// with the padding it implies (docs/ops.md). Computed as SGEMM (Wᵀ·X) + col2im.
+// with the padding it implies (docs/ops.md). Computed by oneDNN, one sample at a time
+// (engine/cpu/conv_primitive.h), or where it has no implementation as SGEMM (Wᵀ·X) + col2im.
 #include <cstring>
+#include <mutex>
 
-#include "engine/cpu/blas.h"
+#include "engine/cpu/conv_primitive.h"
+#include "engine/cpu/gemm.h"
 #include "engine/ops/conv_common.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/window.h"
@@ -15,8 +18,9 @@ namespace {
 
 class ConvTranspose final : public Op {
  public:
-  explicit ConvTranspose(const Node& node)
-      : window_(Window::from_node(node)),
+  ConvTranspose(const Node& node, const OpContext& ctx)
+      : primitives_(ctx.input_is_constant(1) && (node.inputs.size() < 3 || ctx.input_is_constant(2))),
+        window_(Window::from_node(node)),
         group_(node.attr_int("group", 1)),
         output_padding_(node.attr_ints("output_padding")),
         output_shape_(node.attr_ints("output_shape")),
@@ -39,6 +43,16 @@ class ConvTranspose final : public Op {
     Dims out_dims{n, m};
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
     Tensor y(DType::Float32, out_dims);
+    if (y.numel() == 0) return {std::move(y)};
+    ConvShape shape{true, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, {}};
+    for (size_t d = 0; d < in_spatial.size(); ++d)  // oneDNN has no output_padding: it is a smaller end pad
+      shape.pad_end.push_back(r.strides[d] * (in_spatial[d] - 1) + (r.kernel[d] - 1) * r.dilations[d] + 1 - r.pad_begin[d] -
+                              r.output[d]);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>(), n))
+        return {std::move(y)};
+    }
     // The col2im geometry runs the forward window from the output grid onto the input grid.
     ResolvedWindow backward = r;
     backward.output = in_spatial;
@@ -109,6 +123,8 @@ class ConvTranspose final : public Op {
     return r;
   }
 
+  mutable std::mutex mutex_;
+  mutable ConvPrimitiveCache primitives_;
   Window window_;
   int64_t group_;
   std::vector<int64_t> output_padding_, output_shape_;
@@ -117,6 +133,8 @@ class ConvTranspose final : public Op {
 
 }  // namespace
 
-std::unique_ptr<Op> create_conv_transpose(const Node& node, const OpContext&) { return std::make_unique<ConvTranspose>(node); }
+std::unique_ptr<Op> create_conv_transpose(const Node& node, const OpContext& ctx) {
+  return std::make_unique<ConvTranspose>(node, ctx);
+}
 
 }  // namespace q8

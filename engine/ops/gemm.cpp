@@ -1,6 +1,6 @@
 // Gemm: Y = alpha · A' · B' + beta · C, A' = transA ? Aᵀ : A ([M, K]), B' = transB ? Bᵀ : B
 // ([K, N]); C is optional and broadcasts (unidirectionally) to [M, N].
-#include "engine/cpu/blas.h"
+#include "engine/cpu/gemm.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
 

@@ -1,6 +1,6 @@
 // MatMul: numpy matmul. 1-D A is [1, K] (then dropped), 1-D B is [K, 1] (then dropped); batch
 // dimensions broadcast. Each batch is one SGEMM.
-#include "engine/cpu/blas.h"
+#include "engine/cpu/gemm.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
 

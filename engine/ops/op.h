@@ -16,7 +16,10 @@ namespace q8 {
 using Inputs = std::vector<const Tensor*>;
 
 struct OpContext {
-  int64_t opset = 0;  // the model's default-domain opset
+  int64_t opset = 0;                 // the model's default-domain opset
+  std::vector<bool> constant_inputs;  // per node input: an initializer, the same every run
+
+  bool input_is_constant(size_t i) const { return i < constant_inputs.size() && constant_inputs[i]; }
 };
 
 // A created operator. Its constructor validates attributes and throws Error for values it

@@ -21,7 +21,7 @@ inline Tensor random_tensor(const Dims& dims, uint64_t seed, float lo = -1.0f, f
 inline std::vector<Tensor> run_op(const Node& node, const Inputs& inputs, int64_t opset = 17) {
   const OpInfo* info = find_op(node.op_type);
   if (!info) throw Error("no op " + node.op_type);
-  return info->create(node, OpContext{opset})->run(inputs);
+  return info->create(node, OpContext{opset, {}})->run(inputs);
 }
 
 // |got − want| <= tol · (1 + |want|) everywhere, and the mean signed difference (bias from

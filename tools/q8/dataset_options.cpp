@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "engine/cpu/blas.h"
+#include "engine/cpu/threads.h"
 
 namespace q8::cli {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <random>
 
-#include "engine/cpu/blas.h"
+#include "engine/cpu/threads.h"
 #include "engine/cpu/executor.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"

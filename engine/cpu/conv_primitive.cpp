@@ -1,0 +1,225 @@
+#include "engine/cpu/conv_primitive.h"
+
+#include <dnnl.hpp>
+
+#include <algorithm>
+#include <mutex>
+#include <numeric>
+
+#include "engine/cpu/parallel.h"
+#include "engine/cpu/threads.h"
+
+namespace q8 {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& thread_stream() {
+  static thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+// A float32 memory descriptor whose logical dims are stored in `order` (outermost first).
+memory::desc strided_desc(const memory::dims& dims, const std::vector<int>& order) {
+  memory::dims strides(dims.size());
+  memory::dim stride = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    strides[size_t(order[i])] = stride;
+    stride *= dims[size_t(order[i])];
+  }
+  return memory::desc(dims, memory::data_type::f32, strides);
+}
+
+std::vector<int> identity_order(size_t rank) {
+  std::vector<int> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+// [1, C, spatial…] stored NCHW-style (plain) or channels-last.
+memory::desc activation_desc(int64_t channels, const Dims& spatial, bool channels_last) {
+  memory::dims dims{1, channels};
+  dims.insert(dims.end(), spatial.begin(), spatial.end());
+  std::vector<int> order = identity_order(dims.size());
+  if (channels_last) {
+    order.erase(order.begin() + 1);
+    order.push_back(1);
+  }
+  return strided_desc(dims, order);
+}
+
+// Per-thread scratch for one sample's channels-last input and output and oneDNN's scratchpad.
+struct SampleScratch {
+  std::vector<float> src, dst;
+  std::vector<uint8_t> pad;
+};
+SampleScratch& thread_scratch() {
+  static thread_local SampleScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+struct ConvPrimitive::Impl {
+  dnnl::primitive conv, to_channels_last, to_plain;
+  memory::desc plain_src, plain_dst, src, dst, weights, user_weights, bias;
+  memory packed_weights, bias_memory;
+  size_t scratchpad_bytes = 0;
+
+  void run_sample(const float* x, float* y) const {
+    SampleScratch& s = thread_scratch();
+    s.src.resize(src.get_size() / sizeof(float));
+    s.dst.resize(dst.get_size() / sizeof(float));
+    s.pad.resize(std::max<size_t>(scratchpad_bytes, 1));
+    const dnnl::engine& eng = cpu_engine();
+    dnnl::stream& stream = thread_stream();
+    memory user_src(plain_src, eng, const_cast<float*>(x)), src_m(src, eng, s.src.data());
+    memory dst_m(dst, eng, s.dst.data()), user_dst(plain_dst, eng, y);
+    memory pad(conv_scratchpad_desc(), eng, s.pad.data());
+    to_channels_last.execute(stream, {{DNNL_ARG_FROM, user_src}, {DNNL_ARG_TO, src_m}});
+    conv.execute(stream, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, packed_weights}, {DNNL_ARG_BIAS, bias_memory},
+                          {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, pad}});
+    to_plain.execute(stream, {{DNNL_ARG_FROM, dst_m}, {DNNL_ARG_TO, user_dst}});
+    stream.wait();
+  }
+
+  memory::desc scratchpad;
+  const memory::desc& conv_scratchpad_desc() const { return scratchpad; }
+};
+
+ConvPrimitive::ConvPrimitive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ConvPrimitive::~ConvPrimitive() = default;
+
+std::unique_ptr<ConvPrimitive> ConvPrimitive::create(const ConvShape& s) {
+  const size_t rank = s.in_spatial.size();
+  if (rank < 1 || rank > 3 || s.channels_in <= 0 || s.channels_out <= 0) return nullptr;
+  if (numel(s.in_spatial) <= 0 || numel(s.out_spatial) <= 0) return nullptr;
+  try {
+    auto impl = std::make_unique<Impl>();
+    const dnnl::engine& eng = cpu_engine();
+    impl->plain_src = activation_desc(s.channels_in, s.in_spatial, false);
+    impl->plain_dst = activation_desc(s.channels_out, s.out_spatial, false);
+    impl->src = activation_desc(s.channels_in, s.in_spatial, true);
+    impl->dst = activation_desc(s.channels_out, s.out_spatial, true);
+    // Logical weight dims: [G,] O/g, I/g, k… ; ONNX stores Conv as O, I/g, k… and
+    // ConvTranspose as I, O/g, k… (per group: I/g, O/g, k…).
+    const int64_t g = s.group, og = s.channels_out / g, ig = s.channels_in / g;
+    memory::dims wdims;
+    if (g > 1) wdims.push_back(g);
+    wdims.push_back(og);
+    wdims.push_back(ig);
+    wdims.insert(wdims.end(), s.kernel.begin(), s.kernel.end());
+    std::vector<int> order = identity_order(wdims.size());
+    const size_t o_axis = g > 1 ? 1 : 0;
+    if (s.transposed) std::swap(order[o_axis], order[o_axis + 1]);
+    impl->user_weights = strided_desc(wdims, order);
+    const memory::desc any_weights(wdims, memory::data_type::f32, Tag::any);
+    impl->bias = memory::desc({s.channels_out}, memory::data_type::f32, Tag::a);
+    memory::dims strides(s.strides.begin(), s.strides.end()), dil, pl(s.pad_begin.begin(), s.pad_begin.end()),
+        pr(s.pad_end.begin(), s.pad_end.end());
+    for (int64_t d : s.dilations) dil.push_back(d - 1);  // oneDNN counts the gaps
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (s.transposed) {
+      const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+                                                   impl->src, any_weights, impl->bias, impl->dst, strides, dil, pl, pr);
+      const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, eng);
+      impl->weights = pd.weights_desc();
+      impl->scratchpad = pd.scratchpad_desc();
+      impl->conv = dnnl::deconvolution_forward(pd);
+    } else {
+      const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                                 impl->src, any_weights, impl->bias, impl->dst, strides, dil, pl, pr);
+      const dnnl::convolution_forward::primitive_desc pd(desc, attr, eng);
+      impl->weights = pd.weights_desc();
+      impl->scratchpad = pd.scratchpad_desc();
+      impl->conv = dnnl::convolution_forward(pd);
+    }
+    impl->scratchpad_bytes = impl->scratchpad.get_size();
+    impl->to_channels_last = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->plain_src, eng, impl->src));
+    impl->to_plain = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->dst, eng, impl->plain_dst));
+    impl->packed_weights = memory(impl->weights, eng);
+    impl->bias_memory = memory(impl->bias, eng);
+    return std::unique_ptr<ConvPrimitive>(new ConvPrimitive(std::move(impl)));
+  } catch (const dnnl::error&) {
+    return nullptr;  // no implementation for this shape
+  }
+}
+
+void ConvPrimitive::set_weights(const float* w, const float* bias) {
+  const dnnl::engine& eng = cpu_engine();
+  dnnl::stream& stream = thread_stream();
+  memory user(impl_->user_weights, eng, const_cast<float*>(w));
+  dnnl::reorder(user, impl_->packed_weights).execute(stream, user, impl_->packed_weights);
+  stream.wait();
+  float* dst = static_cast<float*>(impl_->bias_memory.get_data_handle());
+  const size_t channels = impl_->bias.get_size() / sizeof(float);
+  if (bias) std::copy(bias, bias + channels, dst);
+  else std::fill(dst, dst + channels, 0.0f);  // no bias: add zeros
+}
+
+void ConvPrimitive::run(const float* x, float* y, int64_t samples) const {
+  const int64_t in_floats = int64_t(impl_->plain_src.get_size() / sizeof(float));
+  const int64_t out_floats = int64_t(impl_->plain_dst.get_size() / sizeof(float));
+  // Enough samples for every thread: one sample per thread at a time, each single-threaded.
+  // Fewer: one sample at a time on every thread. Either way the same kernel computes every
+  // output element the same way (docs/cpu.md).
+  if (samples >= compute_threads() && samples > 1) {
+    parallel_for(samples, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) impl_->run_sample(x + i * in_floats, y + i * out_floats);
+    });
+    return;
+  }
+  for (int64_t i = 0; i < samples; ++i) impl_->run_sample(x + i * in_floats, y + i * out_floats);
+}
+
+struct ConvPrimitiveCache::Entry {
+  ConvShape shape;
+  int threads = 0;
+  std::unique_ptr<ConvPrimitive> primitive;  // null: oneDNN cannot
+  const float* weights = nullptr;            // what was packed (constant weights only)
+  const float* bias = nullptr;
+};
+
+ConvPrimitiveCache::ConvPrimitiveCache(bool constant_weights) : constant_weights_(constant_weights) {}
+ConvPrimitiveCache::~ConvPrimitiveCache() = default;
+
+namespace {
+bool same_shape(const ConvShape& a, const ConvShape& b) {
+  return a.transposed == b.transposed && a.channels_in == b.channels_in && a.channels_out == b.channels_out &&
+         a.group == b.group && a.in_spatial == b.in_spatial && a.out_spatial == b.out_spatial && a.kernel == b.kernel &&
+         a.strides == b.strides && a.dilations == b.dilations && a.pad_begin == b.pad_begin && a.pad_end == b.pad_end;
+}
+}  // namespace
+
+bool ConvPrimitiveCache::run(const ConvShape& shape, const float* x, const float* w, const float* bias, float* y,
+                             int64_t samples) {
+  const int threads = compute_threads();
+  Entry* entry = nullptr;
+  for (auto& e : entries_)
+    if (e->threads == threads && same_shape(e->shape, shape)) entry = e.get();
+  if (!entry) {
+    entries_.push_back(std::make_unique<Entry>());
+    entry = entries_.back().get();
+    entry->shape = shape;
+    entry->threads = threads;
+    entry->primitive = ConvPrimitive::create(shape);
+  }
+  if (!entry->primitive) return false;
+  if (!constant_weights_ || entry->weights != w || entry->bias != bias) {
+    entry->primitive->set_weights(w, bias);
+    entry->weights = w;
+    entry->bias = bias;
+  }
+  entry->primitive->run(x, y, samples);
+  return true;
+}
+
+}  // namespace q8

@@ -1,0 +1,21 @@
+// The GEMM's inner tile, one implementation per instruction set (gemm_avx512.cpp,
+// gemm_avx2.cpp, gemm.cpp's scalar one), all with the same arithmetic per element.
+#pragma once
+
+#include <cstdint>
+
+namespace q8 {
+
+inline constexpr int kGemmRows = 6;     // MR: rows of A per tile
+inline constexpr int kGemmCols = 32;    // NR: columns of a packed B panel
+
+// tile[r][j] = Σ_k A[r·a_rs + k·a_cs] · panel[k·NR + j] for r < rows (≤ MR), j < NR, each sum
+// accumulated with one fused multiply-add per k, k ascending, starting from 0.
+using GemmTileFn = void (*)(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows,
+                            float* tile);
+
+void gemm_tile_scalar(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile);
+void gemm_tile_avx2(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile);
+void gemm_tile_avx512(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile);
+
+}  // namespace q8
