@@ -185,7 +185,7 @@ def _torch_models():
             x = self.layers(self.stem(x))
             return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
 
-    def export(module, example, opset, path):
+    def export(module, example, opset, path, spatial=False):
         torch.manual_seed(0)
         module.eval()
         with torch.no_grad():  # give BN non-trivial statistics
@@ -196,7 +196,8 @@ def _torch_models():
                     m.weight.uniform_(0.5, 1.5)
                     m.bias.uniform_(-0.1, 0.1)
         torch.onnx.export(module, example, path, opset_version=opset, input_names=["input"], output_names=["output"],
-                          dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
+                          dynamic_axes={"input": {0: "batch", 2: "height", 3: "width"} if spatial else {0: "batch"},
+                                        "output": {0: "batch", 2: "height", 3: "width"} if spatial else {0: "batch"}},
                           training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True)
 
     class Detector640(nn.Module):
@@ -214,6 +215,40 @@ def _torch_models():
 
         def forward(self, x):
             return self.head(F.relu(self.up2(F.relu(self.up1(self.down(x))))))
+
+    class MobileDetector(nn.Module):
+        """A text-detector-shaped network (PaddleOCR det style): depthwise separable blocks with
+        HardSwish, ReLU6 and ReLU, MaxPool and AveragePool, an FPN neck with nearest and bilinear
+        Resize and a Concat skip, a head of two ConvTranspose and a Sigmoid probability map.
+        Exported at opset 11 with dynamic batch, height and width."""
+
+        def __init__(self):
+            super().__init__()
+
+            def dw_block(cin, cout, stride, act):
+                return nn.Sequential(nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), nn.BatchNorm2d(cin),
+                                     nn.Hardswish(), nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), act)
+
+            self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.Hardswish())
+            self.c1 = dw_block(16, 24, 1, nn.ReLU())                        # 1/2
+            self.c2 = nn.Sequential(nn.MaxPool2d(2), dw_block(24, 32, 1, nn.ReLU6()))  # 1/4
+            self.c3 = dw_block(32, 64, 2, nn.Hardswish())                   # 1/8
+            self.c4 = nn.Sequential(dw_block(64, 96, 2, nn.ReLU()), nn.AvgPool2d(3, 1, 1))  # 1/16
+            self.lat4, self.lat3, self.lat2 = nn.Conv2d(96, 32, 1), nn.Conv2d(64, 32, 1), nn.Conv2d(32, 32, 1)
+            self.grouped = nn.Conv2d(64, 32, 3, padding=2, dilation=2, groups=4)
+            self.head = nn.Sequential(nn.Conv2d(32, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+                                      nn.ConvTranspose2d(16, 16, 2, 2), nn.BatchNorm2d(16), nn.ReLU(),
+                                      nn.ConvTranspose2d(16, 1, 2, 2))
+
+        def forward(self, x):
+            f1 = self.c1(self.stem(x))
+            f2 = self.c2(f1)
+            f3 = self.c3(f2)
+            f4 = self.c4(f3)
+            p3 = self.lat3(f3) + F.interpolate(self.lat4(f4), scale_factor=2.0, mode="nearest")
+            p2 = self.lat2(f2) + F.interpolate(p3, scale_factor=2.0, mode="bilinear", align_corners=False)
+            fused = self.grouped(torch.cat([p2, F.interpolate(p3, size=p2.shape[2:], mode="nearest")], dim=1))
+            return torch.sigmoid(self.head(fused))
 
     class ConvBnAffineFalse(nn.Module):
         """BatchNorm2d(affine=False): exported with constant scale 1 and bias 0."""
@@ -243,6 +278,10 @@ def _torch_models():
     torch.manual_seed(2)
     detector = Detector640()
     makers["detector640"] = lambda p: export(detector, torch.zeros(1, 3, 640, 640), 13, p)
+    torch.manual_seed(4)
+    mobile = MobileDetector()
+    makers["mobile_detector"] = lambda p: export(mobile, torch.zeros(1, 3, 640, 640), 11, p, spatial=True)
+    makers["mobile_detector_opset17"] = lambda p: export(mobile, torch.zeros(1, 3, 640, 640), 17, p, spatial=True)
     return makers
 
 
@@ -270,7 +309,8 @@ def main():
         if not wanted or name in wanted:
             onnx.save(make(), os.path.join(out, name + ".onnx"))
     torch_names = [n for n in ["torch_shape_subgraph_opset9", "torch_shape_subgraph_opset11",
-                               "torch_shape_subgraph_opset13", "torch_shape_subgraph_opset17", "resnet18", "detector640", "conv_bn_affine_false"]
+                               "torch_shape_subgraph_opset13", "torch_shape_subgraph_opset17", "resnet18", "detector640", "conv_bn_affine_false",
+                               "mobile_detector", "mobile_detector_opset17"]
                    if not wanted or n in wanted]
     if torch_names:
         makers = _torch_models()

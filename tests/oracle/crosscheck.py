@@ -25,6 +25,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NP_TYPES = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32}
 
 
+# Sizes for dynamic spatial dims (multiples of 32, as detectors need).
+SPATIAL = {"height": 64, "width": 96}
+
+
 def make_inputs(model_path, work, batch, seed):
     m = onnx.load(model_path, load_external_data=False)
     inits = {i.name for i in m.graph.initializer}
@@ -34,7 +38,7 @@ def make_inputs(model_path, work, batch, seed):
         if inp.name in inits:
             continue
         tt = inp.type.tensor_type
-        shape = [d.dim_value if d.HasField("dim_value") else batch for d in tt.shape.dim]
+        shape = [d.dim_value if d.HasField("dim_value") else SPATIAL.get(d.dim_param, batch) for d in tt.shape.dim]
         arr = r.standard_normal(shape).astype(NP_TYPES[tt.elem_type])
         path = os.path.join(work, f"in_{inp.name}.npy")
         np.save(path, arr)

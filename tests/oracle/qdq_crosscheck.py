@@ -21,7 +21,7 @@ import onnx
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from crosscheck import make_inputs, run_ort, run_q8  # noqa: E402
+from crosscheck import SPATIAL, make_inputs, run_ort, run_q8  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tally import Tally  # noqa: E402
@@ -51,15 +51,18 @@ def main():
             inputs = [x for x in m.graph.input if x.name not in inits]
             rng = np.random.default_rng(100 + i)
             for x in inputs:
-                shape = [d.dim_value if d.HasField("dim_value") else 16 for d in x.type.tensor_type.shape.dim]
+                shape = [d.dim_value if d.HasField("dim_value") else SPATIAL.get(d.dim_param, 16)
+                         for d in x.type.tensor_type.shape.dim]
                 shape[0] = 16
                 target = os.path.join(work, "calib", x.name) if len(inputs) > 1 else os.path.join(work, "calib")
                 os.makedirs(target, exist_ok=True)
                 np.save(os.path.join(target, "data.npy"), rng.standard_normal(shape).astype(np.float32))
             table = os.path.join(work, "table.json")
             qdq = os.path.join(work, "model.qdq.onnx")
+            spatial = {d.dim_param for x in inputs for d in x.type.tensor_type.shape.dim} & set(SPATIAL)
+            size = ["--size", f"{SPATIAL['height']}x{SPATIAL['width']}"] if spatial else []
             subprocess.run([a.q8, "calibrate", model, "--data", os.path.join(work, "calib"), "--method", "max", "--json", table,
-                            "--quiet"], check=True, capture_output=True)
+                            "--quiet"] + size, check=True, capture_output=True)
             subprocess.run([a.q8, "quantize", model, "--calib", table, "-o", qdq], check=True, capture_output=True)
             opset = max(o.version for o in onnx.load(qdq).opset_import if o.domain in ("", "ai.onnx"))
             onnx.checker.check_model(onnx.load(qdq))
