@@ -93,7 +93,7 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
     throw Error(what + ": truncated .npy data (" + std::to_string(bytes.size() - h.data_offset) + " of " +
                 std::to_string(need) + " bytes for shape " + dims_to_string(h.dims) + ")");
   Tensor t(h.dtype, h.dims);
-  std::memcpy(t.raw(), bytes.data() + h.data_offset, t.nbytes());
+  copy_bytes(t.raw(), bytes.data() + h.data_offset, t.nbytes());
   return t;
 }
 

@@ -57,7 +57,7 @@ Tensor Tensor::reshaped(const Dims& dims) const {
 
 Tensor Tensor::clone() const {
   Tensor copy(dtype_, dims_);
-  if (nbytes()) std::memcpy(copy.raw(), raw(), nbytes());
+  if (nbytes()) copy_bytes(copy.raw(), raw(), nbytes());
   return copy;
 }
 
@@ -79,7 +79,7 @@ std::vector<int64_t> Tensor::to_int64s() const {
         "expected an int64 or int32 tensor, got " + std::string(dtype_name(dtype_)));
   std::vector<int64_t> out(static_cast<size_t>(numel()));
   for (int64_t i = 0; i < numel(); ++i) out[size_t(i)] = int64_t(element_as_double(i));
-  if (dtype_ == DType::Int64) std::memcpy(out.data(), raw(), nbytes());  // exact beyond 2^53
+  if (dtype_ == DType::Int64) copy_bytes(out.data(), raw(), nbytes());  // exact beyond 2^53
   return out;
 }
 

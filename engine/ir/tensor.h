@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -12,6 +13,11 @@
 #include "engine/ir/error.h"
 
 namespace q8 {
+
+// memcpy for n bytes that may be 0, where the pointers of empty tensors may be null.
+inline void copy_bytes(void* dst, const void* src, size_t n) {
+  if (n) std::memcpy(dst, src, n);
+}
 
 // A concrete shape. Every dimension is known (>= 0).
 using Dims = std::vector<int64_t>;

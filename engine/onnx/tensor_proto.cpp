@@ -104,7 +104,7 @@ Tensor tensor_from_proto(const TensorProto& proto, const std::string& base_dir) 
     check(bytes.size() == need, what + ": holds " + std::to_string(bytes.size()) + " bytes, shape " + dims_to_string(dims) +
                                     " of " + std::string(dtype_name(dtype)) + " needs " + std::to_string(need));
     Tensor t(dtype, dims);
-    if (!bytes.empty()) std::memcpy(t.raw(), bytes.data(), bytes.size());
+    if (!bytes.empty()) copy_bytes(t.raw(), bytes.data(), bytes.size());
     return t;
   }
   const int stored = dtype == DType::Float32 ? proto.float_data_size()

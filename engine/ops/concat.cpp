@@ -34,7 +34,7 @@ class Concat final : public Op {
     for (const Tensor* t : in) {
       const size_t row = outer ? t->nbytes() / size_t(outer) : 0;
       for (int64_t o = 0; o < outer; ++o)
-        std::memcpy(y.raw() + size_t(o) * out_row + col, t->raw() + size_t(o) * row, row);
+        copy_bytes(y.raw() + size_t(o) * out_row + col, t->raw() + size_t(o) * row, row);
       col += row;
     }
     return {std::move(y)};

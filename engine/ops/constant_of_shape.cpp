@@ -13,7 +13,7 @@ class ConstantOfShape final : public Op {
     const Dims dims = required_input(in, 0, "ConstantOfShape", "input").to_int64s();
     Tensor y(value_.dtype(), dims);
     const size_t elem = dtype_size(value_.dtype());
-    for (int64_t i = 0; i < y.numel(); ++i) std::memcpy(y.raw() + size_t(i) * elem, value_.raw(), elem);
+    for (int64_t i = 0; i < y.numel(); ++i) copy_bytes(y.raw() + size_t(i) * elem, value_.raw(), elem);
     return {std::move(y)};
   }
 

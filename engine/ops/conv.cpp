@@ -73,7 +73,7 @@ class Conv final : public Op {
         sgemm(false, false, mg, width, kdim, 1.0f, pw + g * mg * kdim, kdim, src, width, 0.0f, out, width);
         for_each_sample(count, [&](int64_t s) {  // [mg, count, p] → y[first + s, g·mg + j, p]
           for (int64_t j = 0; j < mg; ++j)
-            std::memcpy(py + ((first + s) * m + g * mg + j) * p, out + j * width + s * p, size_t(p) * sizeof(float));
+            copy_bytes(py + ((first + s) * m + g * mg + j) * p, out + j * width + s * p, size_t(p) * sizeof(float));
         });
       }
     }

@@ -89,7 +89,7 @@ void ConvGeometry::im2col_2d(const float* image, int64_t channels, float* col, i
           const float* in_row = src + y * w_;  // input column of ox: ox·sw + x0
           for (int64_t ox = 0; ox < lo; ++ox) row[ox] = 0.0f;
           if (sw_ == 1) {
-            if (hi > lo) std::memcpy(row + lo, in_row + lo + x0, size_t(hi - lo) * sizeof(float));
+            if (hi > lo) copy_bytes(row + lo, in_row + lo + x0, size_t(hi - lo) * sizeof(float));
           } else {
             for (int64_t ox = lo; ox < hi; ++ox) row[ox] = in_row[ox * sw_ + x0];
           }

@@ -70,7 +70,7 @@ class ConvTranspose final : public Op {
           float* xs = scratch(0, size_t(cg * width));
           for_each_sample(count, [&](int64_t s) {
             for (int64_t ci = 0; ci < cg; ++ci)
-              std::memcpy(xs + ci * width + s * p, px + ((first + s) * c + g * cg + ci) * p, size_t(p) * sizeof(float));
+              copy_bytes(xs + ci * width + s * p, px + ((first + s) * c + g * cg + ci) * p, size_t(p) * sizeof(float));
           });
           src = xs;
         }

@@ -29,7 +29,7 @@ class Gather final : public Op {
         check(i >= -dim && i < dim, "Gather: index " + std::to_string(i) + " is out of range for axis " +
                                         std::to_string(axis) + " of size " + std::to_string(dim));
         if (i < 0) i += dim;
-        std::memcpy(y.raw() + (size_t(o) * indices.size() + k) * inner, x.raw() + (size_t(o * dim + i)) * inner, inner);
+        copy_bytes(y.raw() + (size_t(o) * indices.size() + k) * inner, x.raw() + (size_t(o * dim + i)) * inner, inner);
       }
     }
     return {std::move(y)};

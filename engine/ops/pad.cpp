@@ -38,10 +38,10 @@ class Pad final : public Op {
     const size_t elem = dtype_size(x.dtype());
     check(value.dtype() == x.dtype() || attr_form_ || value.dtype() == DType::Float32, name_ + ": constant_value type differs from data");
     std::vector<std::byte> fill(elem);
-    if (value.dtype() == x.dtype()) std::memcpy(fill.data(), value.raw(), elem);
+    if (value.dtype() == x.dtype()) copy_bytes(fill.data(), value.raw(), elem);
     else visit_dtype(x.dtype(), [&]<typename T>() {
-      if constexpr (std::is_same_v<T, Float16>) { Float16 h = float_to_half(value.data<float>()[0]); std::memcpy(fill.data(), &h, elem); }
-      else { T v = T(value.data<float>()[0]); std::memcpy(fill.data(), &v, elem); }
+      if constexpr (std::is_same_v<T, Float16>) { Float16 h = float_to_half(value.data<float>()[0]); copy_bytes(fill.data(), &h, elem); }
+      else { T v = T(value.data<float>()[0]); copy_bytes(fill.data(), &v, elem); }
     });
     std::vector<int64_t> in_strides(rank, 1);
     for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * x.dim(d);
@@ -63,7 +63,7 @@ class Pad final : public Op {
         }
         src += i * in_strides[d];
       }
-      std::memcpy(y.raw() + size_t(o) * elem, outside ? fill.data() : x.raw() + size_t(src) * elem, elem);
+      copy_bytes(y.raw() + size_t(o) * elem, outside ? fill.data() : x.raw() + size_t(src) * elem, elem);
       for (size_t d = rank; d-- > 0;) {
         if (++idx[d] < out_dims[d]) break;
         idx[d] = 0;

@@ -104,7 +104,7 @@ Tensor interpolate(const Tensor& x, const Dims& out_dims, const std::vector<floa
     if (outside) {
       if (x.dtype() == DType::Float32) y.data<float>()[o] = a.extrapolation_value;
     } else if (!linear) {
-      std::memcpy(y.raw() + size_t(o) * elem, x.raw() + size_t(base) * elem, elem);
+      copy_bytes(y.raw() + size_t(o) * elem, x.raw() + size_t(base) * elem, elem);
     } else {
       // Σ over the 2^|active| corners of Π weights · x[corner].
       float sum = 0;

@@ -35,7 +35,7 @@ class Split final : public Op {
       d[axis] = s;
       Tensor y(x.dtype(), d);
       for (int64_t o = 0; o < outer; ++o)
-        std::memcpy(y.raw() + size_t(o) * size_t(s) * inner, x.raw() + size_t(o) * size_t(dim) * inner + col, size_t(s) * inner);
+        copy_bytes(y.raw() + size_t(o) * size_t(s) * inner, x.raw() + size_t(o) * size_t(dim) * inner + col, size_t(s) * inner);
       col += size_t(s) * inner;
       out.push_back(std::move(y));
     }

@@ -28,7 +28,7 @@ void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides
     }
     T* out = dst + row * inner;
     if (step == 1) {
-      std::memcpy(out, src + base, size_t(inner) * sizeof(T));
+      copy_bytes(out, src + base, size_t(inner) * sizeof(T));
     } else {
       for (int64_t j = 0; j < inner; ++j) out[j] = src[base + j * step];
     }
