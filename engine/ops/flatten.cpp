@@ -12,9 +12,9 @@ class Flatten final : public Op {
     const int64_t r = int64_t(x.rank());
     int64_t axis = axis_ < 0 ? axis_ + r : axis_;
     check(axis >= 0 && axis <= r, "Flatten: axis " + std::to_string(axis_) + " is out of range for rank " + std::to_string(r));
-    int64_t outer = 1;
-    for (int64_t i = 0; i < axis; ++i) outer *= x.dim(size_t(i));
-    return {x.reshaped({outer, outer ? x.numel() / outer : 0})};
+    int64_t outer = 1, inner = 1;  // products of the dims, so a 0 on one side leaves the other whole
+    for (int64_t i = 0; i < r; ++i) (i < axis ? outer : inner) *= x.dim(size_t(i));
+    return {x.reshaped({outer, inner})};
   }
 
  private:

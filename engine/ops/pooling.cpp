@@ -9,6 +9,12 @@ PoolShape resolve_pool(const Window& w, const Tensor& x, const std::string& name
   p.in_spatial.assign(x.dims().begin() + 2, x.dims().end());
   check(w.kernel.size() == p.in_spatial.size(), name + ": kernel_shape has " + std::to_string(w.kernel.size()) +
                                                     " values for " + std::to_string(p.in_spatial.size()) + " spatial dimensions");
+  // As ONNX Runtime requires: a window could otherwise lie wholly in the padding.
+  const size_t rank = w.kernel.size();
+  for (size_t i = 0; i < w.pads.size() && w.pads.size() == 2 * rank; ++i)
+    check(w.pads[i] < w.kernel[i % rank], name + ": pads[" + std::to_string(i) + "] = " + std::to_string(w.pads[i]) +
+                                              " is not smaller than kernel_shape[" + std::to_string(i % rank) +
+                                              "] = " + std::to_string(w.kernel[i % rank]));
   p.window = resolve_window(w, p.in_spatial, w.kernel, name);
   p.out_dims = {x.dim(0), x.dim(1)};
   p.out_dims.insert(p.out_dims.end(), p.window.output.begin(), p.window.output.end());

@@ -21,15 +21,19 @@ void check_resize_attrs(const ResizeAttrs& a, const std::string& name) {
 
 namespace {
 
-// x_original for output coordinate x on one axis. As in ONNX's reference, the resized length
-// in these formulas is in_len · scale, before the output size is floored.
-double original_coordinate(double x, double scale, int64_t in_len, double out_len, double roi_start, double roi_end,
-                           const std::string& mode) {
-  if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
-  if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+// x_original for output coordinate x on one axis (docs/ops.md). As in ONNX's reference, the
+// resized length out_len is in_len · scale before the output size is floored (the integer size
+// when sizes were given); out_count is the output's integer length, which pytorch_half_pixel
+// tests. The scale-based forms run in float, as ONNX Runtime computes them: with sizes given,
+// (x + 0.5) / scale lands on the float value ONNX Runtime rounds, ties included.
+double original_coordinate(double x, float scale, int64_t in_len, double out_len, int64_t out_count, double roi_start,
+                           double roi_end, const std::string& mode) {
+  const float xf = float(x);
+  if (mode == "half_pixel") return (xf + 0.5f) / scale - 0.5f;
+  if (mode == "pytorch_half_pixel") return out_count > 1 ? (xf + 0.5f) / scale - 0.5f : 0.0f;
   if (mode == "align_corners") return out_len == 1 ? 0.0 : x * double(in_len - 1) / (out_len - 1);
-  if (mode == "asymmetric") return x / scale;
-  if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  if (mode == "asymmetric") return xf / scale;
+  if (mode == "tf_half_pixel_for_nn") return (xf + 0.5f) / scale;
   // tf_crop_and_resize
   return out_len > 1 ? roi_start * double(in_len - 1) + x * (roi_end - roi_start) * double(in_len - 1) / (out_len - 1)
                      : 0.5 * (roi_start + roi_end) * double(in_len - 1);
@@ -51,10 +55,13 @@ struct AxisTaps {
   bool identity = true;
 };
 
-AxisTaps axis_taps(int64_t in_len, int64_t out_len, double scale, double roi_start, double roi_end, const ResizeAttrs& a) {
+AxisTaps axis_taps(int64_t in_len, int64_t out_len, float scale, double roi_start, double roi_end, const ResizeAttrs& a) {
   AxisTaps t;
+  double resized = double(in_len) * double(scale);
+  if (std::fabs(resized - double(out_len)) < 1e-4 * double(out_len)) resized = double(out_len);  // sizes given
   for (int64_t o = 0; o < out_len; ++o) {
-    const double x = original_coordinate(double(o), scale, in_len, double(in_len) * scale, roi_start, roi_end, a.coordinate_mode);
+    const double x =
+        original_coordinate(double(o), scale, in_len, resized, out_len, roi_start, roi_end, a.coordinate_mode);
     const bool outside = a.coordinate_mode == "tf_crop_and_resize" && (x < 0 || x > double(in_len - 1));
     int64_t i0, i1;
     float w0, w1;

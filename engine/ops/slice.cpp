@@ -1,5 +1,6 @@
 // Slice: starts/ends/axes/steps as inputs (opset >= 10) or attributes (opset < 10). Indices
-// clamp as numpy does: to [0, dim] for positive steps and [-1, dim-1] for negative steps.
+// clamp as ONNX says: to [0, dim] for positive steps; for negative steps starts to [0, dim-1] and
+// ends to [-1, dim-1].
 #include <algorithm>
 #include <limits>
 
@@ -51,9 +52,10 @@ class Slice final : public Op {
         e = std::clamp<int64_t>(e, 0, dim);
         out_dims[a] = e > s ? (e - s + step - 1) / step : 0;
       } else {
-        s = std::clamp<int64_t>(s, -1, dim - 1);
+        // ONNX (unlike numpy): a start before the first element clamps to it.
+        s = dim > 0 ? std::clamp<int64_t>(s, 0, dim - 1) : 0;
         e = std::clamp<int64_t>(e, -1, dim - 1);
-        out_dims[a] = s > e ? (s - e - step - 1) / -step : 0;
+        out_dims[a] = dim > 0 && s > e ? (s - e - step - 1) / -step : 0;
       }
       offset += s * in_strides[a];
       strides[a] = in_strides[a] * step;

@@ -48,7 +48,8 @@ ResolvedWindow resolve_window(const Window& w, const Dims& in, const std::vector
     if (w.auto_pad == "VALID") r.pad_begin[i] = r.pad_end[i] = 0;
     const int64_t span = in[i] + r.pad_begin[i] + r.pad_end[i] - extent;
     check(span >= 0, op + ": kernel extent " + std::to_string(extent) + " exceeds padded input size " +
-                         std::to_string(in[i] + r.pad_begin[i] + r.pad_end[i]) + " on spatial axis " + std::to_string(i));
+                                     std::to_string(in[i] + r.pad_begin[i] + r.pad_end[i]) + " on spatial axis " +
+                                     std::to_string(i));
     if (w.ceil_mode) {
       r.output[i] = (span + r.strides[i] - 1) / r.strides[i] + 1;
       // The last window must start inside the input or its begin padding.

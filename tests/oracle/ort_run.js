@@ -83,4 +83,5 @@ async function main() {
   }
 }
 
-main().catch(e => { console.error(`ort_run: ${e.message}`); process.exit(1); });
+module.exports = { readNpy, writeNpy };
+if (require.main === module) main().catch(e => { console.error(`ort_run: ${e.message}`); process.exit(1); });
