@@ -32,7 +32,9 @@ class Clip final : public Op {
       }
       const T* src = x.data<T>();
       T* dst = y.data<T>();
-      for (int64_t i = 0; i < x.numel(); ++i) dst[i] = src[i] < lo ? lo : (src[i] > hi ? hi : src[i]);
+      parallel_for(x.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) dst[i] = src[i] < lo ? lo : (src[i] > hi ? hi : src[i]);
+      });
     });
     return {std::move(y)};
   }

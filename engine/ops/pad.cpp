@@ -3,6 +3,8 @@
 // pads and value are attributes; from 11: inputs 1 (pads) and 2 (constant_value).
 #include <cstring>
 
+#include "engine/cpu/parallel.h"
+#include "engine/ops/broadcast.h"
 #include "engine/ops/op.h"
 
 namespace q8 {
@@ -43,36 +45,48 @@ class Pad final : public Op {
       if constexpr (std::is_same_v<T, Float16>) { Float16 h = float_to_half(value.data<float>()[0]); copy_bytes(fill.data(), &h, elem); }
       else { T v = T(value.data<float>()[0]); copy_bytes(fill.data(), &v, elem); }
     });
+    if (y.numel() == 0) return {std::move(y)};
+    if (rank == 0) return {x.clone()};
     std::vector<int64_t> in_strides(rank, 1);
     for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * x.dim(d);
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t o = 0; o < y.numel(); ++o) {
-      int64_t src = 0;
-      bool outside = false;
-      for (size_t d = 0; d < rank && !outside; ++d) {
-        int64_t i = idx[d] - pads[d];
-        const int64_t n = x.dim(d);
-        if (i < 0 || i >= n) {
-          if (mode_ == "constant") outside = true;
-          else if (mode_ == "edge") i = i < 0 ? 0 : n - 1;
-          else {  // reflect, with period 2(n − 1)
-            const int64_t period = 2 * (n - 1);
-            i = ((i % period) + period) % period;
-            if (i >= n) i = period - i;
-          }
+    // Per axis and output index: the source index, or -1 for the constant.
+    std::vector<std::vector<int64_t>> source(rank);
+    for (size_t d = 0; d < rank; ++d)
+      for (int64_t o = 0; o < out_dims[d]; ++o) source[d].push_back(source_index(o - pads[d], x.dim(d)));
+    const int64_t inner = out_dims[rank - 1], rows = y.numel() / inner;
+    const std::vector<int64_t>& last = source[rank - 1];
+    parallel_for(rows, std::max<int64_t>(1, kParallelGrain / inner), [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        int64_t base = 0;
+        bool outside = false;
+        for (int64_t rest = row, d = int64_t(rank) - 2; d >= 0; --d) {
+          const int64_t i = source[size_t(d)][size_t(rest % out_dims[size_t(d)])];
+          rest /= out_dims[size_t(d)];
+          outside = outside || i < 0;
+          base += i * in_strides[size_t(d)];
         }
-        src += i * in_strides[d];
+        std::byte* dst = y.raw() + size_t(row * inner) * elem;
+        for (int64_t j = 0; j < inner; ++j) {
+          const bool fill_here = outside || last[size_t(j)] < 0;
+          copy_bytes(dst + size_t(j) * elem, fill_here ? fill.data() : x.raw() + size_t(base + last[size_t(j)]) * elem, elem);
+        }
       }
-      copy_bytes(y.raw() + size_t(o) * elem, outside ? fill.data() : x.raw() + size_t(src) * elem, elem);
-      for (size_t d = rank; d-- > 0;) {
-        if (++idx[d] < out_dims[d]) break;
-        idx[d] = 0;
-      }
-    }
+    });
     return {std::move(y)};
   }
 
  private:
+  // The input index read for index i of an axis of n elements (i may lie outside [0, n)), or -1
+  // where the constant fills.
+  int64_t source_index(int64_t i, int64_t n) const {
+    if (i >= 0 && i < n) return i;
+    if (mode_ == "constant") return -1;
+    if (mode_ == "edge") return i < 0 ? 0 : n - 1;
+    const int64_t period = 2 * (n - 1);  // reflect
+    i = ((i % period) + period) % period;
+    return i >= n ? period - i : i;
+  }
+
   bool attr_form_;
   std::string mode_;
   std::vector<int64_t> pads_;

@@ -2,6 +2,9 @@
 #include <limits>
 #include "engine/ops/resize_common.h"
 
+#include "engine/cpu/parallel.h"
+#include "engine/ops/broadcast.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -81,6 +84,54 @@ AxisTaps axis_taps(int64_t in_len, int64_t out_len, float scale, double roi_star
   return t;
 }
 
+// The common case, walked row by row in parallel: float32, only the last two axes resized, no
+// extrapolation. Each output element sums the same corners with the same weights in the same
+// order as the general loop below, so both give the same bits.
+Tensor interpolate_last_two(const Tensor& x, const Dims& out_dims, const std::vector<AxisTaps>& taps, bool linear) {
+  const size_t rank = x.rank();
+  const AxisTaps &th = taps[rank - 2], &tw = taps[rank - 1];
+  const int64_t h = x.dim(rank - 2), w = x.dim(rank - 1), oh = out_dims[rank - 2], ow = out_dims[rank - 1];
+  Tensor y(DType::Float32, out_dims);
+  const int64_t planes = h > 0 && w > 0 ? x.numel() / (h * w) : 0;
+  const float* px = x.data<float>();
+  float* py = y.data<float>();
+  const bool h_active = !th.identity, w_active = !tw.identity;
+  parallel_for(planes * oh, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(ow, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t plane = r / oh, oy = r % oh;
+      const float* row0 = px + plane * h * w + th.i0[size_t(oy)] * w;
+      const float* row1 = px + plane * h * w + th.i1[size_t(oy)] * w;
+      float* dst = py + r * ow;
+      if (!linear) {
+        for (int64_t ox = 0; ox < ow; ++ox) dst[ox] = row0[tw.i0[size_t(ox)]];
+        continue;
+      }
+      const float wh0 = th.w0[size_t(oy)], wh1 = th.w1[size_t(oy)];
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const size_t i = size_t(ox);
+        const int64_t c0 = tw.i0[i], c1 = tw.i1[i];
+        float sum = 0, wt;
+        if (h_active && w_active) {  // corners (h0,w0), (h1,w0), (h0,w1), (h1,w1)
+          if ((wt = 1 * wh0 * tw.w0[i]) != 0) sum += wt * row0[c0];
+          if ((wt = 1 * wh1 * tw.w0[i]) != 0) sum += wt * row1[c0];
+          if ((wt = 1 * wh0 * tw.w1[i]) != 0) sum += wt * row0[c1];
+          if ((wt = 1 * wh1 * tw.w1[i]) != 0) sum += wt * row1[c1];
+        } else if (h_active) {
+          if ((wt = 1 * wh0) != 0) sum += wt * row0[c0];
+          if ((wt = 1 * wh1) != 0) sum += wt * row1[c0];
+        } else if (w_active) {
+          if ((wt = 1 * tw.w0[i]) != 0) sum += wt * row0[c0];
+          if ((wt = 1 * tw.w1[i]) != 0) sum += wt * row0[c1];
+        } else {
+          if ((wt = 1.0f) != 0) sum += wt * row0[c0];
+        }
+        dst[ox] = sum;
+      }
+    }
+  });
+  return y;
+}
+
 }  // namespace
 
 Tensor interpolate(const Tensor& x, const Dims& out_dims, const std::vector<float>& scales, const std::vector<float>& roi,
@@ -91,6 +142,9 @@ Tensor interpolate(const Tensor& x, const Dims& out_dims, const std::vector<floa
     const double start = roi.size() == 2 * rank ? roi[d] : 0.0, end = roi.size() == 2 * rank ? roi[d + rank] : 1.0;
     taps.push_back(axis_taps(x.dim(d), out_dims[d], scales[d], start, end, a));
   }
+  bool last_two = rank >= 2 && x.dtype() == DType::Float32 && a.coordinate_mode != "tf_crop_and_resize";
+  for (size_t d = 0; d + 2 < rank; ++d) last_two = last_two && taps[d].identity;
+  if (last_two) return interpolate_last_two(x, out_dims, taps, a.mode == "linear");
   Tensor y(x.dtype(), out_dims);
   std::vector<int64_t> strides(rank, 1);
   for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * x.dim(d);
