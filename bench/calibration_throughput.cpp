@@ -16,6 +16,7 @@
 
 #include "calib/calibration_run.h"
 #include "datasets/model_inputs.h"
+#include "engine/cpu/threads.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/import.h"
 
@@ -34,8 +35,11 @@ int main(int argc, char** argv) {
   app.add_option("--name", name);
   app.add_option("--json", json);
   app.add_flag("--plain", plain, "FP32 inference only, no observers");
+  int threads = 0;
+  app.add_option("--threads", threads, "compute threads (0: one per core)");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (threads > 0) set_compute_threads(threads);
     const Graph graph = load_model(model);
     Preprocessing pre;
     BatchStreamOptions options;
@@ -66,12 +70,12 @@ int main(int argc, char** argv) {
     getrusage(RUSAGE_SELF, &usage);
     const double rss_mb = double(usage.ru_maxrss) / 1024.0;
     const std::string mode = plain ? "plain FP32" : "calibrate " + method;
-    std::printf("%-14s %-20s %6lld samples  %8.1f samples/s  (%.2f s of it finalizing)  peak RSS %7.1f MiB\n", name.c_str(),
-                mode.c_str(), static_cast<long long>(samples), double(samples) / seconds, finalize_seconds, rss_mb);
+    std::printf("%-14s %-20s threads %2d %6lld samples  %8.1f samples/s  (%.2f s of it finalizing)  peak RSS %7.1f MiB\n", name.c_str(),
+                mode.c_str(), compute_threads(), static_cast<long long>(samples), double(samples) / seconds, finalize_seconds, rss_mb);
     if (!json.empty()) {
       std::ostringstream j;
       j << "{\"benchmark\": \"calibration_throughput\", \"name\": \"" << name << "\", \"mode\": \"" << mode
-        << "\", \"samples\": " << samples << ", \"batch_size\": " << batch << ", \"seconds\": " << seconds
+        << "\", \"samples\": " << samples << ", \"batch_size\": " << batch << ", \"threads\": " << compute_threads() << ", \"seconds\": " << seconds
         << ", \"finalize_seconds\": " << finalize_seconds << ", \"samples_per_second\": " << double(samples) / seconds << ", \"peak_rss_mib\": " << rss_mb << "}\n";
       write_file_atomically(json, j.str());
     }

@@ -1,12 +1,15 @@
 #!/bin/sh
-# Calibration throughput and peak RSS: the shipped model on 1,000 and 10,000 Fashion-MNIST
-# training images, and a 640x640 encoder-decoder with ConvTranspose layers (test-model factory)
-# on 16 and 64 random images; each with plain FP32 inference as the baseline.
-#   bench/run_calibration.sh [BUILD_DIR]
-# Writes BUILD_DIR/bench/calibration_*.json.
+# Calibration cost against plain FP32 inference over the same batches: the shipped model on
+# 10,000 Fashion-MNIST training images and a 640x640 encoder-decoder (test-model factory) on 32
+# random images, each with plain inference and with the max, entropy and percentile observers;
+# then the detector's peak RSS at batch 1 and 32.
+#   bench/run_calibration.sh [BUILD_DIR] [THREADS]
+# Prints samples/s, the observers' overhead over plain inference, peak RSS; writes
+# BUILD_DIR/bench/calibration_*.json.
 set -eu
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${1:-$ROOT/build}"
+THREADS="${2:-$(nproc)}"
 OUT="$BUILD/bench"
 mkdir -p "$OUT"
 IDX=/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz
@@ -16,19 +19,30 @@ DET="$BUILD/bench-data/detector640"
 if [ ! -d "$DET" ]; then
   mkdir -p "$DET"
   /usr/bin/python3 -c "
-import numpy as np, sys
+import numpy as np
 r = np.random.default_rng(0)
 for i in range(64):
     np.save(f'$DET/{i:03d}.npy', r.integers(0, 256, (640, 640, 3), dtype=np.uint8))
 "
 fi
-run() { "$BUILD/calibration_throughput" "$@"; }
-run --name fashion_cnn --model "$FASHION" --data "$IDX" --limit 10000 --plain --json "$OUT/calibration_fashion_plain_10k.json"
-run --name fashion_cnn --model "$FASHION" --data "$IDX" --limit 1000 --json "$OUT/calibration_fashion_entropy_1k.json"
-run --name fashion_cnn --model "$FASHION" --data "$IDX" --limit 10000 --json "$OUT/calibration_fashion_entropy_10k.json"
-run --name detector640 --model "$BUILD/factory/detector640.onnx" --data "$DET" --batch-size 4 --limit 64 --plain \
-  --json "$OUT/calibration_detector640_plain_64.json"
-run --name detector640 --model "$BUILD/factory/detector640.onnx" --data "$DET" --batch-size 4 --limit 16 \
-  --json "$OUT/calibration_detector640_entropy_16.json"
-run --name detector640 --model "$BUILD/factory/detector640.onnx" --data "$DET" --batch-size 4 --limit 64 \
-  --json "$OUT/calibration_detector640_entropy_64.json"
+sps() { sed -n 's/.*"samples_per_second": \([0-9.e+-]*\).*/\1/p' "$1"; }
+# compare NAME MODEL DATA BATCH LIMIT: plain inference, then each method; prints the overhead.
+compare() {
+  name=$1 model=$2 data=$3 batch=$4 limit=$5
+  "$BUILD/calibration_throughput" --name "$name" --model "$model" --data "$data" --batch-size "$batch" --limit "$limit" \
+    --threads "$THREADS" --plain --json "$OUT/calibration_${name}_plain.json"
+  for method in max entropy percentile; do
+    "$BUILD/calibration_throughput" --name "$name" --model "$model" --data "$data" --batch-size "$batch" --limit "$limit" \
+      --threads "$THREADS" --method "$method" --json "$OUT/calibration_${name}_$method.json"
+    awk -v n="$name" -v m="$method" -v p="$(sps "$OUT/calibration_${name}_plain.json")" \
+        -v c="$(sps "$OUT/calibration_${name}_$method.json")" \
+        'BEGIN { printf "%-14s %-10s observer overhead %+6.1f %% over plain inference\n", n, m, 100 * (p / c - 1) }'
+  done
+}
+compare fashion_cnn "$FASHION" "$IDX" 256 10000
+compare detector640 "$BUILD/factory/detector640.onnx" "$DET" 4 32
+# Memory per batch: only live intermediates are held.
+for batch in 1 32; do
+  "$BUILD/calibration_throughput" --name detector640 --model "$BUILD/factory/detector640.onnx" --data "$DET" \
+    --batch-size "$batch" --limit 32 --threads "$THREADS" --method max --json "$OUT/calibration_detector640_rss_b$batch.json"
+done

@@ -1,5 +1,7 @@
 #include "calib/calibrator.h"
 
+#include "engine/cpu/parallel.h"
+
 #include "calib/weight_ranges.h"
 
 namespace q8 {
@@ -58,21 +60,29 @@ void Calibrator::merge(const std::map<std::string, TensorObserver>& other) {
 }
 
 RangeTable Calibrator::finalize(const Graph& graph, const MethodChoice& choice) const {
+  // Each tensor's threshold search is independent: they run in parallel, one tensor per task.
+  std::vector<std::pair<const std::string*, const TensorObserver*>> items;
+  for (const auto& [name, obs] : observers_) items.emplace_back(&name, &obs);
+  std::vector<TensorRange> ranges(items.size());
+  parallel_for(int64_t(items.size()), 1, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const std::string& name = *items[size_t(i)].first;
+      const TensorObserver& obs = *items[size_t(i)].second;
+      TensorRange& r = ranges[size_t(i)];
+      r.descriptor.tensor = name;
+      r.producer_op = producer_op_.count(name) ? producer_op_.at(name) : "";
+      const std::string& method_name = choice.method_for(name, r.producer_op);
+      const CalibrationMethod* method = find_method(method_name);
+      check(method != nullptr, "unknown calibration method '" + method_name + "' (methods: " + method_names() + ")");
+      r.descriptor.method = method_name;
+      double amax = method->amax(obs.histogram(), obs.stats(), choice.options);
+      if (amax < kMinAmax) amax = 0.0;  // degenerate: docs/calibration.md
+      r.descriptor.amax = {amax};
+      r.stats = obs.stats();
+    }
+  });
   RangeTable table;
-  for (const auto& [name, obs] : observers_) {
-    TensorRange r;
-    r.descriptor.tensor = name;
-    r.producer_op = producer_op_.count(name) ? producer_op_.at(name) : "";
-    const std::string& method_name = choice.method_for(name, r.producer_op);
-    const CalibrationMethod* method = find_method(method_name);
-    check(method != nullptr, "unknown calibration method '" + method_name + "' (methods: " + method_names() + ")");
-    r.descriptor.method = method_name;
-    double amax = method->amax(obs.histogram(), obs.stats(), choice.options);
-    if (amax < kMinAmax) amax = 0.0;  // degenerate: docs/calibration.md
-    r.descriptor.amax = {amax};
-    r.stats = obs.stats();
-    table.activations[name] = std::move(r);
-  }
+  for (size_t i = 0; i < items.size(); ++i) table.activations[*items[i].first] = std::move(ranges[i]);
   table.weights = weight_ranges(graph);
   return table;
 }
