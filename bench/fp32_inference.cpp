@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   bool profile = false;
   app.add_option("--model", model)->required();
   app.add_option("--shape", shape_arg, "INPUT=DxDx…")->required();
-  app.add_option("--ort-dir", ort_dir, "npm prefix holding onnxruntime-node")->required();
+  app.add_option("--ort-dir", ort_dir, "npm prefix holding onnxruntime-node (without it, q8 alone is timed)");
   app.add_option("--threads", threads)->capture_default_str();
   app.add_option("--repeat", repeat)->capture_default_str();
   app.add_option("--name", name, "label in the report");
@@ -97,6 +97,13 @@ int main(int argc, char** argv) {
     std::sort(times.begin(), times.end());
     const double q8_ms = times[times.size() / 2];
 
+    if (ort_dir.empty()) {
+      fs::remove_all(work);
+      std::printf("%-28s %-18s threads %d | q8 %9.2f ms (%8.1f samples/s)\n",
+                  name.empty() ? fs::path(model).filename().c_str() : name.c_str(), shape_arg.c_str(), threads, q8_ms,
+                  1000 * double(dims[0]) / q8_ms);
+      return 0;
+    }
     const std::string script = (fs::path(Q8_SOURCE_DIR) / "tests/oracle/ort_run.js").string();
     const std::string out = run_command("node " + script + " " + ort_dir + " " + model + " " + (work / "ort").string() + " " +
                                         input + "=" + input_file + " --threads " + std::to_string(threads) +
