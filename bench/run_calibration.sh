@@ -29,6 +29,9 @@ sps() { sed -n 's/.*"samples_per_second": \([0-9.e+-]*\).*/\1/p' "$1"; }
 # compare NAME MODEL DATA BATCH LIMIT: plain inference, then each method; prints the overhead.
 compare() {
   name=$1 model=$2 data=$3 batch=$4 limit=$5
+  # A first plain run warms the page cache and the JIT kernels; it is not reported.
+  "$BUILD/calibration_throughput" --name "$name" --model "$model" --data "$data" --batch-size "$batch" --limit "$limit" \
+    --threads "$THREADS" --plain >/dev/null 2>&1
   "$BUILD/calibration_throughput" --name "$name" --model "$model" --data "$data" --batch-size "$batch" --limit "$limit" \
     --threads "$THREADS" --plain --json "$OUT/calibration_${name}_plain.json"
   for method in max entropy percentile; do
