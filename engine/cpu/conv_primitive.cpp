@@ -72,6 +72,7 @@ struct ConvPrimitive::Impl {
   memory::desc plain_src, plain_dst, src, dst, weights, user_weights, bias;
   memory packed_weights, bias_memory;
   size_t scratchpad_bytes = 0;
+  bool single_in = false, single_out = false;  // one input / output channel
 
   void run_sample(const float* x, float* y) const {
     SampleScratch& s = thread_scratch();
@@ -80,13 +81,20 @@ struct ConvPrimitive::Impl {
     s.pad.resize(std::max<size_t>(scratchpad_bytes, 1));
     const dnnl::engine& eng = cpu_engine();
     dnnl::stream& stream = thread_stream();
-    memory user_src(plain_src, eng, const_cast<float*>(x)), src_m(src, eng, s.src.data());
-    memory dst_m(dst, eng, s.dst.data()), user_dst(plain_dst, eng, y);
+    // One channel: NCHW and channels-last hold the same bytes, so that side needs no reorder.
+    memory src_m(src, eng, single_in ? const_cast<float*>(x) : s.src.data());
+    memory dst_m(dst, eng, single_out ? y : s.dst.data());
     memory pad(conv_scratchpad_desc(), eng, s.pad.data());
-    to_channels_last.execute(stream, {{DNNL_ARG_FROM, user_src}, {DNNL_ARG_TO, src_m}});
+    if (!single_in) {
+      memory user_src(plain_src, eng, const_cast<float*>(x));
+      to_channels_last.execute(stream, {{DNNL_ARG_FROM, user_src}, {DNNL_ARG_TO, src_m}});
+    }
     conv.execute(stream, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, packed_weights}, {DNNL_ARG_BIAS, bias_memory},
                           {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, pad}});
-    to_plain.execute(stream, {{DNNL_ARG_FROM, dst_m}, {DNNL_ARG_TO, user_dst}});
+    if (!single_out) {
+      memory user_dst(plain_dst, eng, y);
+      to_plain.execute(stream, {{DNNL_ARG_FROM, dst_m}, {DNNL_ARG_TO, user_dst}});
+    }
     stream.wait();
   }
 
@@ -143,6 +151,8 @@ std::unique_ptr<ConvPrimitive> ConvPrimitive::create(const ConvShape& s) {
       impl->conv = dnnl::convolution_forward(pd);
     }
     impl->scratchpad_bytes = impl->scratchpad.get_size();
+    impl->single_in = s.channels_in == 1;
+    impl->single_out = s.channels_out == 1;
     impl->to_channels_last = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->plain_src, eng, impl->src));
     impl->to_plain = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->dst, eng, impl->plain_dst));
     impl->packed_weights = memory(impl->weights, eng);
