@@ -32,8 +32,12 @@ class Clip final : public Op {
       }
       const T* src = x.data<T>();
       T* dst = y.data<T>();
-      parallel_for(x.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) dst[i] = src[i] < lo ? lo : (src[i] > hi ? hi : src[i]);
+      parallel_for(x.numel(), kParallelGrain, [&, lo, hi](int64_t b, int64_t e) {
+        // lo and hi are copies: no store to dst can change them, so the loop vectorizes.
+        for (int64_t i = b; i < e; ++i) {
+          const T v = src[i], upper = v > hi ? hi : v;
+          dst[i] = v < lo ? lo : upper;
+        }
       });
     });
     return {std::move(y)};

@@ -62,22 +62,29 @@ class MaxPool final : public Op {
       for (int64_t plane = p0; plane < p1; ++plane) {
         const float* src = px + plane * h * wd;
         float* dst = py + plane * oh * ow;
-        for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          const auto [ki0, ki1] = taps_inside(oy * w.strides[0] - w.pad_begin[0], w.dilations[0], w.kernel[0], h);
           for (int64_t ox = 0; ox < ow; ++ox) {
+            const int64_t x_begin = ox * w.strides[1] - w.pad_begin[1];
+            const auto [kj0, kj1] = taps_inside(x_begin, w.dilations[1], w.kernel[1], wd);
             float best = -std::numeric_limits<float>::infinity();
-            for (int64_t ki = 0; ki < w.kernel[0]; ++ki) {
-              const int64_t y0 = oy * w.strides[0] - w.pad_begin[0] + ki * w.dilations[0];
-              if (y0 < 0 || y0 >= h) continue;
-              for (int64_t kj = 0; kj < w.kernel[1]; ++kj) {
-                const int64_t x0 = ox * w.strides[1] - w.pad_begin[1] + kj * w.dilations[1];
-                if (x0 >= 0 && x0 < wd) best = std::max(best, src[y0 * wd + x0]);
-              }
+            for (int64_t ki = ki0; ki < ki1; ++ki) {
+              const float* row = src + (oy * w.strides[0] - w.pad_begin[0] + ki * w.dilations[0]) * wd + x_begin;
+              for (int64_t kj = kj0; kj < kj1; ++kj) best = std::max(best, row[kj * w.dilations[1]]);
             }
             dst[oy * ow + ox] = best;
           }
+        }
       }
     });
     return y;
+  }
+
+  // Kernel taps k in [k0, k1) whose position begin + k·dilation lies inside [0, n).
+  static std::pair<int64_t, int64_t> taps_inside(int64_t begin, int64_t dilation, int64_t kernel, int64_t n) {
+    const int64_t k0 = begin >= 0 ? 0 : (-begin + dilation - 1) / dilation;
+    const int64_t k1 = begin >= n ? 0 : std::min(kernel, (n - 1 - begin) / dilation + 1);
+    return {std::min(k0, kernel), std::max(k1, std::min(k0, kernel))};
   }
 
   // A row-major spatial offset re-expressed in the storage order asked for.
