@@ -80,13 +80,6 @@ class MaxPool final : public Op {
     return y;
   }
 
-  // Kernel taps k in [k0, k1) whose position begin + k·dilation lies inside [0, n).
-  static std::pair<int64_t, int64_t> taps_inside(int64_t begin, int64_t dilation, int64_t kernel, int64_t n) {
-    const int64_t k0 = begin >= 0 ? 0 : (-begin + dilation - 1) / dilation;
-    const int64_t k1 = begin >= n ? 0 : std::min(kernel, (n - 1 - begin) / dilation + 1);
-    return {std::min(k0, kernel), std::max(k1, std::min(k0, kernel))};
-  }
-
   // A row-major spatial offset re-expressed in the storage order asked for.
   int64_t column_major(int64_t offset, const Dims& spatial) const {
     if (storage_order_ == 0 || offset < 0) return offset;

@@ -1,5 +1,7 @@
 #include "engine/ops/pooling.h"
 
+#include <algorithm>
+
 namespace q8 {
 
 PoolShape resolve_pool(const Window& w, const Tensor& x, const std::string& name) {
