@@ -32,19 +32,28 @@ void keep_large_blocks_on_heap() {
   });
 }
 
-// 64-byte aligned, zero-filled storage (at least one byte, so empty tensors still own a buffer).
-std::shared_ptr<std::byte[]> allocate(size_t nbytes) {
+// 64-byte aligned storage (at least one byte, so empty tensors still own a buffer), zero-filled
+// unless the caller writes every byte.
+std::shared_ptr<std::byte[]> allocate(size_t nbytes, bool zero) {
   keep_large_blocks_on_heap();
   const size_t size = (std::max<size_t>(nbytes, 1) + 63) / 64 * 64;
   auto* p = static_cast<std::byte*>(::operator new[](size, std::align_val_t(64)));
-  std::memset(p, 0, size);
+  if (zero) std::memset(p, 0, size);
   return std::shared_ptr<std::byte[]>(p, [](std::byte* q) { ::operator delete[](q, std::align_val_t(64)); });
 }
 }  // namespace
 
 Tensor::Tensor(DType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)) {
   for (int64_t d : dims_) check(d >= 0, "negative dimension in shape " + dims_to_string(dims_));
-  buffer_ = allocate(nbytes());
+  buffer_ = allocate(nbytes(), true);
+}
+
+Tensor Tensor::uninitialized(DType dtype, Dims dims) {
+  Tensor t;
+  t.dtype_ = dtype, t.dims_ = std::move(dims);
+  for (int64_t d : t.dims_) check(d >= 0, "negative dimension in shape " + dims_to_string(t.dims_));
+  t.buffer_ = allocate(t.nbytes(), false);
+  return t;
 }
 
 Tensor Tensor::reshaped(const Dims& dims) const {

@@ -30,6 +30,9 @@ class Tensor {
   Tensor() = default;
   // Allocates dtype × dims, zero-filled.
   Tensor(DType dtype, Dims dims);
+  // Allocates without filling: for outputs whose every element the caller writes (saves a pass
+  // over memory in memory-bound ops).
+  static Tensor uninitialized(DType dtype, Dims dims);
 
   template <typename T>
   static Tensor from_vector(const Dims& dims, const std::vector<T>& values);

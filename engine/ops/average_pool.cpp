@@ -48,7 +48,7 @@ class AveragePool final : public Op {
     const ResolvedWindow& w = p.window;
     const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1];
     const std::vector<int64_t> padded = include_pad_ ? padded_window_counts(w, p.in_spatial) : std::vector<int64_t>{};
-    Tensor y(DType::Float32, p.out_dims);
+    Tensor y = Tensor::uninitialized(DType::Float32, p.out_dims);
     const float* px = x.data<float>();
     float* py = y.data<float>();
     parallel_for(x.dim(0) * x.dim(1), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh * ow)), [&](int64_t p0, int64_t p1) {

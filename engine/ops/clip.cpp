@@ -19,7 +19,7 @@ class Clip final : public Op {
 
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = required_input(in, 0, "Clip", "input");
-    Tensor y(x.dtype(), x.dims());
+    Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
     check(x.dtype() != DType::Float16 && x.dtype() != DType::Bool,
           "Clip: input type " + std::string(dtype_name(x.dtype())) + " is not supported");
     visit_numeric(x.dtype(), [&]<typename T>() {

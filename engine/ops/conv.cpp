@@ -38,7 +38,7 @@ class Conv final : public Op {
 
     Dims out_dims{n, m};
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
-    Tensor y(DType::Float32, out_dims);
+    Tensor y = Tensor::uninitialized(DType::Float32, out_dims);  // both paths below write every element
     if (y.numel() == 0) return {std::move(y)};
     const ConvShape shape{false, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
     {

@@ -42,7 +42,7 @@ class ConvTranspose final : public Op {
 
     Dims out_dims{n, m};
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
-    Tensor y(DType::Float32, out_dims);
+    Tensor y = Tensor::uninitialized(DType::Float32, out_dims);
     if (y.numel() == 0) return {std::move(y)};
     ConvShape shape{true, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, {}};
     for (size_t d = 0; d < in_spatial.size(); ++d)  // oneDNN has no output_padding: it is a smaller end pad
@@ -53,6 +53,7 @@ class ConvTranspose final : public Op {
       if (primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>(), n))
         return {std::move(y)};
     }
+    std::memset(y.raw(), 0, y.nbytes());  // col2im below accumulates into y
     // The col2im geometry runs the forward window from the output grid onto the input grid.
     ResolvedWindow backward = r;
     backward.output = in_spatial;

@@ -28,7 +28,7 @@ class UnaryFloatOp final : public Op {
     }
     check(x.dtype() == DType::Float32, std::string(name_) + ": input type " +
                                            std::string(dtype_name(x.dtype())) + " is not supported (float32 only)");
-    Tensor y(DType::Float32, x.dims());
+    Tensor y = Tensor::uninitialized(DType::Float32, x.dims());
     const float* src = x.data<float>();
     float* dst = y.data<float>();
     const int64_t n = x.numel();
@@ -51,7 +51,7 @@ std::unique_ptr<Op> make_unary(const char* name, F f) {
 // Applies f elementwise over numpy-broadcast a and b of the same dtype, writing TOut.
 template <typename TIn, typename TOut, typename F>
 Tensor broadcast_binary(const Tensor& a, const Tensor& b, DType out_type, const char* op, F f) {
-  Tensor y(out_type, broadcast_dims(a.dims(), b.dims(), op));
+  Tensor y = Tensor::uninitialized(out_type, broadcast_dims(a.dims(), b.dims(), op));
   const TIn* pa = a.data<TIn>();
   const TIn* pb = b.data<TIn>();
   TOut* py = y.data<TOut>();

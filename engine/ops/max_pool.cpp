@@ -55,7 +55,7 @@ class MaxPool final : public Op {
   static Tensor pool_2d(const Tensor& x, const PoolShape& p) {
     const ResolvedWindow& w = p.window;
     const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1];
-    Tensor y(DType::Float32, p.out_dims);
+    Tensor y = Tensor::uninitialized(DType::Float32, p.out_dims);
     const float* px = x.data<float>();
     float* py = y.data<float>();
     parallel_for(x.dim(0) * x.dim(1), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh * ow)), [&](int64_t p0, int64_t p1) {

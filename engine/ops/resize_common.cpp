@@ -91,7 +91,7 @@ Tensor interpolate_last_two(const Tensor& x, const Dims& out_dims, const std::ve
   const size_t rank = x.rank();
   const AxisTaps &th = taps[rank - 2], &tw = taps[rank - 1];
   const int64_t h = x.dim(rank - 2), w = x.dim(rank - 1), oh = out_dims[rank - 2], ow = out_dims[rank - 1];
-  Tensor y(DType::Float32, out_dims);
+  Tensor y = Tensor::uninitialized(DType::Float32, out_dims);
   const int64_t planes = h > 0 && w > 0 ? x.numel() / (h * w) : 0;
   const float* px = x.data<float>();
   float* py = y.data<float>();
