@@ -42,6 +42,8 @@ FileListSource::FileListSource(std::vector<std::string> files, std::vector<int64
     : files_(std::move(files)), labels_(std::move(labels)), describe_(std::move(describe)) {
   for (size_t f = 0; f < files_.size(); ++f) {
     const int64_t n = is_image_file(files_[f]) ? -1 : samples_in(files_[f], sample_rank);
+    npy_headers_.emplace_back();
+    if (n >= 0 && extension(files_[f]) == ".npy") npy_headers_.back() = read_npy_header(files_[f]);
     if (n < 0) entries_.push_back({f, -1});
     for (int64_t i = 0; i < n; ++i) entries_.push_back({f, i});
   }
@@ -59,7 +61,7 @@ RawSample FileListSource::load(size_t i) const {
   try {
     if (extension(path) == ".npy" && e.index >= 0) {
       // Read only this sample's bytes.
-      const NpyHeader h = read_npy_header(path);
+      const NpyHeader h = npy_headers_[e.file] ? *npy_headers_[e.file] : read_npy_header(path);
       const Dims sample(h.dims.begin() + 1, h.dims.end());
       Tensor t(h.dtype, sample);
       std::ifstream in(path, std::ios::binary);

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "datasets/sample_source.h"
+#include "engine/io/npy.h"
 
 namespace q8 {
 
@@ -30,6 +32,7 @@ class FileListSource final : public SampleSource {
   std::vector<std::string> files_;
   std::vector<int64_t> labels_;
   std::vector<Entry> entries_;
+  std::vector<std::optional<NpyHeader>> npy_headers_;  // per file: read once, for batched .npy files
   std::string describe_;
 };
 

@@ -59,13 +59,16 @@ NpyHeader parse_npy_header(const std::string& bytes, const std::string& what) {
   if (bytes.size() < header_start + header_len) throw Error(what + ": truncated .npy header");
   const std::string header = bytes.substr(header_start, header_len);
 
+  // Compiled once: a dataset of .npy files reads one header per sample.
+  static const std::regex descr_re("'descr'\\s*:\\s*'([^']*)'"), fortran_re("'fortran_order'\\s*:\\s*(True|False)"),
+      shape_re("'shape'\\s*:\\s*\\(([^)]*)\\)");
   std::smatch m;
-  if (!std::regex_search(header, m, std::regex("'descr'\\s*:\\s*'([^']*)'")))
+  if (!std::regex_search(header, m, descr_re))
     throw Error(what + ": .npy header has no descr");
   const DType dtype = dtype_from_descr(m[1], what);
-  if (std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*(True|False)")) && m[1] == "True")
+  if (std::regex_search(header, m, fortran_re) && m[1] == "True")
     throw Error(what + ": Fortran-order .npy arrays are not supported; save with C order");
-  if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
+  if (!std::regex_search(header, m, shape_re))
     throw Error(what + ": .npy header has no shape");
   Dims dims;
   const std::string shape = m[1];
