@@ -45,34 +45,14 @@ class AveragePool final : public Op {
   // 2-D, walked directly: the taps inside the input, summed in the same (row-major) order as the
   // general loop.
   Tensor pool_2d(const Tensor& x, const PoolShape& p) const {
-    const ResolvedWindow& w = p.window;
-    const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1];
-    const std::vector<int64_t> padded = include_pad_ ? padded_window_counts(w, p.in_spatial) : std::vector<int64_t>{};
-    Tensor y = Tensor::uninitialized(DType::Float32, p.out_dims);
-    const float* px = x.data<float>();
-    float* py = y.data<float>();
-    parallel_for(x.dim(0) * x.dim(1), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh * ow)), [&](int64_t p0, int64_t p1) {
-      for (int64_t plane = p0; plane < p1; ++plane) {
-        const float* src = px + plane * h * wd;
-        float* dst = py + plane * oh * ow;
-        for (int64_t oy = 0; oy < oh; ++oy) {
-          const int64_t y_begin = oy * w.strides[0] - w.pad_begin[0];
-          const auto [ki0, ki1] = taps_inside(y_begin, w.dilations[0], w.kernel[0], h);
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            const int64_t x_begin = ox * w.strides[1] - w.pad_begin[1];
-            const auto [kj0, kj1] = taps_inside(x_begin, w.dilations[1], w.kernel[1], wd);
-            float sum = 0;
-            for (int64_t ki = ki0; ki < ki1; ++ki) {
-              const float* row = src + (y_begin + ki * w.dilations[0]) * wd + x_begin;
-              for (int64_t kj = kj0; kj < kj1; ++kj) sum += row[kj * w.dilations[1]];
-            }
-            const int64_t count = include_pad_ ? padded[size_t(oy * ow + ox)] : (ki1 - ki0) * (kj1 - kj0);
-            dst[oy * ow + ox] = count ? sum / float(count) : 0.0f;
-          }
-        }
-      }
+    const std::vector<int64_t> padded = include_pad_ ? padded_window_counts(p.window, p.in_spatial) : std::vector<int64_t>{};
+    return q8::pool_2d(x, p, [&](const WindowTaps2d& t, int64_t o) {
+      float sum = 0;
+      for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
+        for (int64_t kj = t.kj0; kj < t.kj1; ++kj) sum += t.at(ki, kj);
+      const int64_t count = include_pad_ ? padded[size_t(o)] : t.count();
+      return count ? sum / float(count) : 0.0f;
     });
-    return y;
   }
 
   Window window_;

@@ -53,31 +53,12 @@ class MaxPool final : public Op {
  private:
   // The common case, walked directly: float32, 2-D, no Indices output.
   static Tensor pool_2d(const Tensor& x, const PoolShape& p) {
-    const ResolvedWindow& w = p.window;
-    const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1];
-    Tensor y = Tensor::uninitialized(DType::Float32, p.out_dims);
-    const float* px = x.data<float>();
-    float* py = y.data<float>();
-    parallel_for(x.dim(0) * x.dim(1), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh * ow)), [&](int64_t p0, int64_t p1) {
-      for (int64_t plane = p0; plane < p1; ++plane) {
-        const float* src = px + plane * h * wd;
-        float* dst = py + plane * oh * ow;
-        for (int64_t oy = 0; oy < oh; ++oy) {
-          const auto [ki0, ki1] = taps_inside(oy * w.strides[0] - w.pad_begin[0], w.dilations[0], w.kernel[0], h);
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            const int64_t x_begin = ox * w.strides[1] - w.pad_begin[1];
-            const auto [kj0, kj1] = taps_inside(x_begin, w.dilations[1], w.kernel[1], wd);
-            float best = -std::numeric_limits<float>::infinity();
-            for (int64_t ki = ki0; ki < ki1; ++ki) {
-              const float* row = src + (oy * w.strides[0] - w.pad_begin[0] + ki * w.dilations[0]) * wd + x_begin;
-              for (int64_t kj = kj0; kj < kj1; ++kj) best = std::max(best, row[kj * w.dilations[1]]);
-            }
-            dst[oy * ow + ox] = best;
-          }
-        }
-      }
+    return q8::pool_2d(x, p, [](const WindowTaps2d& t, int64_t) {
+      float best = -std::numeric_limits<float>::infinity();
+      for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
+        for (int64_t kj = t.kj0; kj < t.kj1; ++kj) best = std::max(best, t.at(ki, kj));
+      return best;
     });
-    return y;
   }
 
   // A row-major spatial offset re-expressed in the storage order asked for.
