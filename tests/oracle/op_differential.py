@@ -69,7 +69,7 @@ class Case:
         return make(types)
 
     def describe(self):
-        shapes = ", ".join(f"{k}{list(v.shape)}" for k, v in {**self.inputs, **self.consts}.items() if np.ndim(v) > 0 or True)
+        shapes = ", ".join(f"{k}{list(np.shape(v))}" for k, v in {**self.inputs, **self.consts}.items())
         return f"{self.op}({shapes}) {self.attrs}"
 
 
