@@ -2,6 +2,7 @@
 
 #include "engine/cpu/parallel.h"
 
+#include "calib/clipping.h"
 #include "calib/weight_ranges.h"
 
 namespace q8 {
@@ -75,10 +76,13 @@ RangeTable Calibrator::finalize(const Graph& graph, const MethodChoice& choice) 
       const CalibrationMethod* method = find_method(method_name);
       check(method != nullptr, "unknown calibration method '" + method_name + "' (methods: " + method_names() + ")");
       r.descriptor.method = method_name;
-      double amax = method->amax(obs.histogram(), obs.stats(), choice.options);
+      MethodOptions options = choice.options;
+      options.histogram_has_zeros = !obs.skip_zeros();
+      double amax = method->amax(obs.histogram(), obs.stats(), options);
       if (amax < kMinAmax) amax = 0.0;  // degenerate: docs/calibration.md
       r.descriptor.amax = {amax};
       r.stats = obs.stats();
+      r.clipped = clipped_fraction(obs.histogram(), obs.stats(), amax);
     }
   });
   RangeTable table;

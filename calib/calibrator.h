@@ -13,14 +13,14 @@
 namespace q8 {
 
 struct ObserverOptions {
-  int64_t bins = 2048;
+  int64_t bins = kDefaultHistogramBins;
   bool skip_zeros = false;
 };
 
 // Which method calibrates which tensor: a default, overridden by tensor name or by the op type
 // of the producing node (a name wins over an op type).
 struct MethodChoice {
-  std::string default_method = "entropy";
+  std::string default_method = kDefaultMethod;
   std::map<std::string, std::string> overrides;  // tensor name or op type → method
   MethodOptions options;
 

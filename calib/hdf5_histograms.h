@@ -13,7 +13,7 @@ struct HistogramFile {
   std::string model_sha256;
   std::string q8_version;
   std::string dataset;   // description of the data, preprocessing and order
-  int64_t bins = 2048;
+  int64_t bins = kDefaultHistogramBins;
   bool skip_zeros = false;
   uint64_t samples = 0;  // samples observed
   std::map<std::string, TensorObserver> observers;

@@ -7,9 +7,13 @@
 
 namespace q8 {
 
+// The default bin count: the last non-empty bin lies in [B/2, B), so every threshold search sees
+// at least 2,049 bins of data — TensorRT's 2,048-bin resolution or finer (docs/calibration.md).
+inline constexpr int64_t kDefaultHistogramBins = 4096;
+
 class AbsHistogram {
  public:
-  explicit AbsHistogram(int64_t bins = 2048);
+  explicit AbsHistogram(int64_t bins = kDefaultHistogramBins);
 
   int64_t bins() const { return int64_t(counts_.size()); }
   // Bin width 2^exponent; meaningful once a non-zero value was added.

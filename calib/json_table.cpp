@@ -47,6 +47,7 @@ std::string format_json_table(const RangeTable& table, const std::string& settin
     t["min"] = number_or_null(r.stats.min);
     t["max"] = number_or_null(r.stats.max);
     t["max_abs"] = r.stats.max_abs;
+    t["clipped"] = r.clipped;
     acts[name] = std::move(t);
   }
   j["activations"] = std::move(acts);
@@ -84,6 +85,9 @@ RangeTable read_json_table(const std::string& path) {
     t.model_sha256 = j.value("model_sha256", "");
     t.dataset = j.value("dataset", "");
     t.samples = j.value("samples", uint64_t(0));
+    if (j.contains("settings") && j["settings"].is_object() && j["settings"].contains("preprocess") &&
+        j["settings"]["preprocess"].is_object())
+      t.preprocess = j["settings"]["preprocess"].dump();
     for (const auto& [name, a] : j.at("activations").items()) {
       TensorRange r;
       r.descriptor.tensor = name;
@@ -100,6 +104,7 @@ RangeTable read_json_table(const std::string& path) {
       r.stats.min = number_or(a.value("min", ordered_json()), INFINITY);
       r.stats.max = number_or(a.value("max", ordered_json()), -INFINITY);
       r.stats.max_abs = a.value("max_abs", 0.0);
+      r.clipped = a.value("clipped", 0.0);
       t.activations[name] = std::move(r);
     }
     for (const auto& [name, w] : j.at("weights").items())

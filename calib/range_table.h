@@ -19,6 +19,7 @@ struct TensorRange {
   QuantDescriptor descriptor;  // amax has one value for activations
   TensorStats stats;
   std::string producer_op;     // op type of the node producing it ("" for graph inputs)
+  double clipped = 0;          // fraction of its non-zero values above amax (calib/clipping.h)
   bool degenerate() const { return descriptor.amax.empty() || descriptor.amax[0] < kMinAmax; }
   // amax / 127, with the degenerate floor applied.
   double scale() const;
@@ -37,6 +38,7 @@ struct RangeTable {
   std::string q8_version;
   std::string dataset;        // description of the data and preprocessing
   uint64_t samples = 0;
+  std::string preprocess;     // the preprocessing as JSON (Preprocessing::to_json), "" if unknown
   std::map<std::string, TensorRange> activations;
   std::map<std::string, WeightRange> weights;
 };

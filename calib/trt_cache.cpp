@@ -1,9 +1,12 @@
 #include "calib/trt_cache.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <sstream>
+
+#include "calib/weight_ranges.h"
 
 namespace q8 {
 
@@ -42,6 +45,41 @@ std::string format_trt_cache(const TrtCache& cache) {
   std::string out = "TRT-" + cache.version + "-" + cache.algorithm + "\n";
   for (const auto& [name, scale] : cache.scales) out += name + ": " + scale_to_hex(scale) + "\n";
   return out;
+}
+
+bool looks_like_trt_cache(const std::string& text) { return text.rfind("TRT-", 0) == 0; }
+
+RangeTable range_table_from_trt_cache(const TrtCache& cache, const Graph& graph, const std::string& what,
+                                      std::vector<std::string>& ignored) {
+  static const std::set<std::string> algorithms = {"EntropyCalibration2", "EntropyCalibration", "MinMaxCalibration",
+                                                   "LegacyCalibration"};
+  check(!cache.version.empty() && cache.version.find_first_not_of("0123456789") == std::string::npos,
+        what + ": version '" + cache.version + "' in line 1 is not a TensorRT version number");
+  check(algorithms.count(cache.algorithm) > 0, what + ": unknown calibrator '" + cache.algorithm +
+                                                   "' in line 1 (EntropyCalibration2, EntropyCalibration, MinMaxCalibration, "
+                                                   "LegacyCalibration)");
+  std::set<std::string> tensors;
+  for (const ValueInfo& v : graph.inputs) tensors.insert(v.name);
+  for (const Node& n : graph.nodes) tensors.insert(n.outputs.begin(), n.outputs.end());
+  RangeTable table;
+  table.dataset = "TensorRT calibration cache " + what + " (TRT-" + cache.version + "-" + cache.algorithm + ")";
+  for (const auto& [name, scale] : cache.scales) {
+    check(std::isfinite(scale) && scale > 0, what + ": tensor '" + name + "' has scale " + std::to_string(scale) +
+                                                 "; a scale must be positive and finite");
+    if (!tensors.count(name)) {
+      ignored.push_back(name);
+      continue;
+    }
+    TensorRange& r = table.activations[name];
+    r.descriptor.tensor = name;
+    r.descriptor.amax = {double(scale) * 127.0};
+    r.descriptor.method = "trt-cache";
+    r.stats.max_abs = r.descriptor.amax[0];
+  }
+  check(!table.activations.empty(), what + ": none of its " + std::to_string(cache.scales.size()) +
+                                        " tensors is in the model (was it made for another model?)");
+  table.weights = weight_ranges(graph);
+  return table;
 }
 
 TrtCache parse_trt_cache(const std::string& text, const std::string& what) {

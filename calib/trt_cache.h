@@ -32,4 +32,14 @@ std::string format_trt_cache(const TrtCache& cache);
 // Parses cache text; Errors name the line that is wrong.
 TrtCache parse_trt_cache(const std::string& text, const std::string& what);
 
+// Whether text starts like a TensorRT cache ("TRT-").
+bool looks_like_trt_cache(const std::string& text);
+
+// A range table from a TensorRT cache of any version header TensorRT has written
+// (TRT-<digits>-<EntropyCalibration2|EntropyCalibration|MinMaxCalibration|LegacyCalibration>):
+// amax = scale · 127 for each tensor the graph has (others are listed in `ignored`), weight
+// ranges read from the graph's initializers. A scale that is not positive and finite is an error.
+RangeTable range_table_from_trt_cache(const TrtCache& cache, const Graph& graph, const std::string& what,
+                                      std::vector<std::string>& ignored);
+
 }  // namespace q8

@@ -52,6 +52,7 @@ Batch BatchStream::make_batch(int64_t begin, int64_t end) {
     }
     for (size_t i = 0; i < inputs_.size(); ++i) per_input[i].push_back(std::move(samples[i]));
     batch.labels.push_back(inputs_[0].source->label(index));
+    batch.indices.push_back(index);
   }
   batch.count = int64_t(batch.labels.size());
   batch.position = end - options_.skip;

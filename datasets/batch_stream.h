@@ -30,6 +30,7 @@ struct BatchStreamOptions {
 struct Batch {
   TensorMap inputs;
   std::vector<std::optional<int64_t>> labels;
+  std::vector<size_t> indices;  // each sample's index in the dataset
   int64_t count = 0;       // samples in this batch
   int64_t position = 0;    // samples of the order delivered so far, this batch included
 };

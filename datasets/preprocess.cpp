@@ -11,10 +11,24 @@
 
 namespace q8 {
 
-void Preprocessing::merge_json(const std::string& path) {
+void Preprocessing::merge_json(const std::string& path) { merge_json_text(read_file(path), path); }
+
+std::string Preprocessing::to_json() const {
+  nlohmann::ordered_json j;
+  j["resize"] = resize;
+  if (!color.empty()) j["color"] = color;
+  if (!layout.empty()) j["layout"] = layout;
+  j["scale"] = scale;
+  j["mean"] = mean;
+  j["std"] = std;
+  if (height) j["size"] = {height, width};
+  return j.dump();
+}
+
+void Preprocessing::merge_json_text(const std::string& text, const std::string& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(path));
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }
@@ -54,7 +68,7 @@ std::string Preprocessing::describe() const {
   return s.str();
 }
 
-InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre) {
+InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dims* first_sample) {
   InputSpec spec{input.name, input.dtype, {}};
   check(input.shape.has_value() && !input.shape->empty(), "input '" + input.name + "' has no declared shape with a batch axis");
   const auto& dims = *input.shape;
@@ -67,6 +81,7 @@ InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre) {
       const size_t h_axis = nhwc ? 1 : 2, w_axis = nhwc ? 2 : 3;
       if (dims.size() == 4 && d == h_axis && pre.height) v = pre.height;
       else if (dims.size() == 4 && d == w_axis && pre.width) v = pre.width;
+      else if (first_sample && first_sample->size() + 1 == dims.size()) v = (*first_sample)[d - 1];
       else throw Error("input '" + input.name + "' has dynamic dimension " + std::to_string(d) + " (" + input.shape_string() +
                        "); give --size HxW");
     }

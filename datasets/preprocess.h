@@ -21,6 +21,10 @@ struct Preprocessing {
 
   // Reads keys of the same names from a JSON file ("mean": [..], "std": [..], "size": [h, w]).
   void merge_json(const std::string& path);
+  // The same from JSON text; origin names it in errors.
+  void merge_json_text(const std::string& text, const std::string& origin);
+  // Every setting as a JSON object that merge_json_text reads back.
+  std::string to_json() const;
   std::string describe() const;
 };
 
@@ -31,8 +35,9 @@ struct InputSpec {
   Dims sample_dims;
 };
 
-// The spec of a graph input; symbolic spatial dims come from preprocessing's height and width.
-InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre);
+// The spec of a graph input; symbolic spatial dims come from preprocessing's height and width,
+// and any other symbolic dim from first_sample (the dataset's first tensor sample) when given.
+InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dims* first_sample = nullptr);
 
 // Applies preprocessing to an image, or checks and converts a tensor sample. Errors name
 // origin and what cannot be fixed (a tensor of the wrong shape, a model input that is not an

@@ -6,8 +6,8 @@
 
 namespace q8 {
 
-Progress::Progress(std::string what, int64_t total, bool quiet)
-    : what_(std::move(what)), total_(total), quiet_(quiet), terminal_(::isatty(2) != 0),
+Progress::Progress(std::string what, int64_t total, bool quiet, std::string unit)
+    : what_(std::move(what)), unit_(std::move(unit)), total_(total), quiet_(quiet), terminal_(::isatty(2) != 0),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void Progress::update(int64_t done) {
@@ -22,12 +22,12 @@ void Progress::update(int64_t done) {
   const double eta = rate > 0 ? double(total_ - done) / rate : 0.0;
   if (terminal_) {
     const int width = 30, filled = total_ ? int(width * done / total_) : width;
-    std::fprintf(stderr, "\r%s [%-*s] %lld/%lld  %.1f samples/s  ETA %d:%02d ", what_.c_str(), width,
-                 std::string(size_t(filled), '=').c_str(), static_cast<long long>(done), static_cast<long long>(total_), rate,
+    std::fprintf(stderr, "\r%s [%-*s] %lld/%lld  %.1f %s/s  ETA %d:%02d ", what_.c_str(), width,
+                 std::string(size_t(filled), '=').c_str(), static_cast<long long>(done), static_cast<long long>(total_), rate, unit_.c_str(),
                  int(eta) / 60, int(eta) % 60);
   } else {
-    std::fprintf(stderr, "%s: %lld/%lld samples, %.1f samples/s, ETA %ds\n", what_.c_str(), static_cast<long long>(done),
-                 static_cast<long long>(total_), rate, int(eta));
+    std::fprintf(stderr, "%s: %lld/%lld %s, %.1f %s/s, ETA %ds\n", what_.c_str(), static_cast<long long>(done),
+                 static_cast<long long>(total_), unit_.c_str(), rate, unit_.c_str(), int(eta));
   }
   std::fflush(stderr);
 }

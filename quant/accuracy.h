@@ -1,16 +1,29 @@
-// FP32 against INT8 (a QDQ twin) on one dataset: top-1 of each when labels exist, top-1
-// agreement, output cosine similarity, and per-layer SQNR = 20·log10(‖x‖ / ‖x − x̂‖) of every
-// quantized activation (x from the FP32 model, x̂ its dequantized twin), worst first.
+// FP32 against INT8 (a QDQ twin) on one dataset, with metrics chosen by what the model outputs
+// (docs/accuracy.md):
+//   - a classifier ([N, C], C > 1): top-1 of each (with class labels), top-1 agreement, cosine;
+//   - a dense map ([N, C, H, W]): per-pixel argmax agreement (C > 1), or for C = 1 the map
+//     binarised at a threshold: FP32/INT8 foreground IoU and pixel agreement; with per-pixel
+//     labels (masks), pixel accuracy and mean IoU of each;
+//   - anything else: cosine, max abs and relative error.
+// Every output gets cosine, max abs and relative error; every quantized activation its SQNR
+// = 20·log10(‖x‖ / ‖x − x̂‖) (x from the FP32 model, x̂ its dequantized twin), worst first.
 #pragma once
 
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "datasets/batch_stream.h"
 #include "datasets/progress.h"
 #include "engine/ir/graph.h"
+#include "quant/blame.h"
 
 namespace q8 {
+
+enum class OutputKind { Classifier, ClassMap, BinaryMap, Tensor };
+const char* output_kind_name(OutputKind kind);
 
 struct LayerSqnr {
   std::string tensor;
@@ -18,22 +31,60 @@ struct LayerSqnr {
   uint64_t elements = 0;
 };
 
+struct OutputError {
+  std::string name;
+  double cosine_sum = 0;    // over samples
+  int64_t samples = 0;
+  double max_abs_error = 0, max_abs_fp32 = 0;
+  double cosine() const { return samples ? cosine_sum / double(samples) : 0; }
+  // max |a − b| / max |a| over the whole output.
+  double max_rel_error() const { return max_abs_fp32 > 0 ? max_abs_error / max_abs_fp32 : 0; }
+};
+
+// Per-pixel classes against the masks, for one model: pixels right, and per class the
+// intersection and union of prediction and mask.
+struct MaskScore {
+  uint64_t correct = 0;
+  std::vector<uint64_t> intersection, union_;
+  double mean_iou() const;
+};
+
+struct CompareOptions {
+  double threshold = 0.5;                      // binarises a one-channel map
+  std::shared_ptr<SampleSource> masks;         // per-pixel class labels, aligned with the data
+  std::function<void(const TensorMap&)> on_batch;  // sees each batch's inputs
+};
+
 struct AccuracyReport {
+  OutputKind kind = OutputKind::Tensor;
+  std::string output;  // the output the metrics read (the first)
   int64_t samples = 0, labelled = 0;
-  int64_t fp32_correct = 0, int8_correct = 0, agree = 0;
-  double cosine_sum = 0;
-  std::vector<LayerSqnr> layers;  // worst first
-  std::string output;             // the output compared
+  int64_t fp32_correct = 0, int8_correct = 0;  // classifier, labelled samples
+  int64_t units = 0, agree = 0;                // samples (classifier) or pixels (maps) compared, and agreeing
+  uint64_t fg_intersection = 0, fg_union = 0;  // binary maps: FP32 against INT8 foreground
+  int64_t mask_pixels = 0;
+  MaskScore fp32_masks, int8_masks;
+  bool labels_ignored = false;                 // class labels given for a dense output
+  std::vector<OutputError> outputs;
+  std::vector<LayerSqnr> layers;               // worst first
 
   double fp32_top1() const { return labelled ? double(fp32_correct) / double(labelled) : 0; }
   double int8_top1() const { return labelled ? double(int8_correct) / double(labelled) : 0; }
-  double agreement() const { return samples ? double(agree) / double(samples) : 0; }
-  double cosine() const { return samples ? cosine_sum / double(samples) : 0; }
+  double agreement() const { return units ? double(agree) / double(units) : 0; }
+  // The metrics this report holds, by the names --fail-below takes: percentages in percent,
+  // drops in points, cosine as is.
+  std::map<std::string, double> metrics() const;
 };
 
+// Metric names that are drops (fail when above the value); every other fails when below.
+bool metric_is_drop(const std::string& name);
+// Every metric name compare can report.
+const std::vector<std::string>& metric_names();
+
 // Runs every batch through both graphs (same inputs, same order).
-AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream& stream, Progress& progress);
+AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream& stream, Progress& progress,
+                                const CompareOptions& options);
 std::string format_accuracy_json(const AccuracyReport& r, const std::string& fp32_path, const std::string& qdq_path,
-                                 const std::string& dataset);
+                                 const std::string& dataset, const BlameReport* blame = nullptr);
 
 }  // namespace q8

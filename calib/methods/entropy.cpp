@@ -1,7 +1,8 @@
 // entropy: TensorRT's KL-divergence threshold (EntropyCalibration2) — for each candidate bin
 // count n, P clips the outliers into bin n − 1, Q merges the unclipped bins into 128 levels
 // spread over their non-zero bins, and amax = (n* − 0.5) · w for the first n* minimizing
-// KL(P‖Q) (docs/calibration.md).
+// KL(P‖Q). Bin 0 counts as bin 1 does, as in pytorch-quantization (docs/calibration.md).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -10,8 +11,10 @@
 
 namespace q8 {
 
-// KL(P‖Q) for the first n bins of counts c (n >= kQuantizedLevels), as docs/calibration.md defines.
-double entropy_kl(const std::vector<uint64_t>& c, int64_t n, int64_t used) {
+// KL(P‖Q) for the first n bins of counts c (n >= kQuantizedLevels, c.size() bins in use), as
+// docs/calibration.md defines.
+double entropy_kl(const std::vector<uint64_t>& c, int64_t n) {
+  const int64_t used = int64_t(c.size());
   std::vector<double> p(static_cast<size_t>(n));
   for (int64_t b = 0; b < n; ++b) p[size_t(b)] = double(c[size_t(b)]);
   for (int64_t b = n; b < used; ++b) p[size_t(n - 1)] += double(c[size_t(b)]);
@@ -47,10 +50,16 @@ double entropy_kl(const std::vector<uint64_t>& c, int64_t n, int64_t used) {
 class EntropyMethod final : public CalibrationMethod {
  public:
   std::string_view name() const override { return "entropy"; }
-  double amax(const AbsHistogram& h, const TensorStats& stats, const MethodOptions&) const override {
-    const int64_t used = h.used_bins();
-    const auto n = h.empty() ? std::nullopt : least_cost_bins(used, [&](int64_t n) { return entropy_kl(h.counts(), n, used); });
-    return n ? (double(*n) - 0.5) * h.width() : stats.max_abs;
+  double amax(const AbsHistogram& h, const TensorStats& stats, const MethodOptions& options) const override {
+    // Bin 0 holds the exact zeros and every value below one bin width (post-ReLU zeros, the
+    // near-zero bulk of a Softmax): it takes bin 1's count, as in pytorch-quantization, so that
+    // spike cannot pull the threshold down (docs/calibration.md, "The zero spike").
+    std::vector<uint64_t> c = search_counts(h, stats, options);
+    if (c.size() > 1) c[0] = c[1];
+    const int64_t used = int64_t(c.size());
+    const auto n = h.empty() ? std::nullopt : least_cost_bins(used, [&](int64_t n) { return entropy_kl(c, n); });
+    // The centre of the last kept bin, never above the largest value seen.
+    return n ? std::min((double(*n) - 0.5) * h.width(), stats.max_abs) : stats.max_abs;
   }
 };
 

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "calib/tensor_observer.h"
 
@@ -14,7 +15,16 @@ namespace q8 {
 
 struct MethodOptions {
   double percentile = 99.99;  // for "percentile"
+  // Whether bin 0 of the histograms holds the exact zeros (false under --skip-zeros).
+  bool histogram_has_zeros = true;
 };
+
+// The counts the entropy and mse searches use: the histogram up to its last non-empty bin, with
+// the exact zeros taken out of bin 0 (docs/calibration.md, "The zero spike").
+std::vector<uint64_t> search_counts(const AbsHistogram& h, const TensorStats& stats, const MethodOptions& options);
+
+// The method q8 calibrates with unless told otherwise (docs/calibration.md, "The default").
+inline constexpr const char* kDefaultMethod = "entropy";
 
 // Quantized levels the histogram methods search over (TensorRT's 128).
 inline constexpr int64_t kQuantizedLevels = 128;

@@ -1,5 +1,6 @@
 // mse: the threshold t = n · w (n from 128 to N) minimizing Σ c[b] · (v_b − x̂(v_b))² over bin
-// centres v_b, x̂(v) = min(round_half_even(v / s), 127) · s, s = t / 127 (docs/calibration.md).
+// centres v_b, x̂(v) = min(round_half_even(v / s), 127) · s, s = t / 127; exact zeros, which
+// quantize without error, are left out (docs/calibration.md).
 #include <cmath>
 #include <limits>
 
@@ -10,10 +11,10 @@ namespace q8 {
 class MseMethod final : public CalibrationMethod {
  public:
   std::string_view name() const override { return "mse"; }
-  double amax(const AbsHistogram& h, const TensorStats& stats, const MethodOptions&) const override {
-    const int64_t used = h.used_bins();
+  double amax(const AbsHistogram& h, const TensorStats& stats, const MethodOptions& options) const override {
+    const std::vector<uint64_t> c = search_counts(h, stats, options);
+    const int64_t used = int64_t(c.size());
     const double w = h.width();
-    const auto& c = h.counts();
     const auto squared_error = [&](int64_t n) {
       const double s = double(n) * w / 127.0;
       double error = 0;
@@ -26,7 +27,7 @@ class MseMethod final : public CalibrationMethod {
       return error;
     };
     const auto n = h.empty() ? std::nullopt : least_cost_bins(used, squared_error);
-    return n ? double(*n) * w : stats.max_abs;
+    return n ? std::min(double(*n) * w, stats.max_abs) : stats.max_abs;
   }
 };
 

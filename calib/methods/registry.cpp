@@ -21,6 +21,12 @@ const CalibrationMethod* find_method(std::string_view name) {
   return nullptr;
 }
 
+std::vector<uint64_t> search_counts(const AbsHistogram& h, const TensorStats& stats, const MethodOptions& options) {
+  std::vector<uint64_t> c(h.counts().begin(), h.counts().begin() + h.used_bins());
+  if (options.histogram_has_zeros && !c.empty()) c[0] -= std::min(c[0], stats.zeros);
+  return c;
+}
+
 std::string method_names() {
   std::string out;
   for (const CalibrationMethod* m : calibration_methods()) out += (out.empty() ? "" : ", ") + std::string(m->name());

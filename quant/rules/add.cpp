@@ -10,6 +10,7 @@ NodeMark mark_add(const Node& node, const MarkContext& ctx) {
   std::vector<InputNeed> needs;
   for (size_t i = 0; i < 2; ++i) {
     if (ctx.is_constant(node.inputs[i])) continue;  // a bias-like constant stays FP32
+    if (!ctx.is_float(node.inputs[i])) return {{}, false, "it adds integers (shape arithmetic)"};
     needs.push_back({i, false, std::nullopt, 1});
   }
   if (needs.size() == 2 && ctx.options.add_mode == AddMode::TensorRT) {

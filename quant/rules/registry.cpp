@@ -2,6 +2,7 @@
 
 #include "quant/graph_constants.h"
 #include "quant/rules/rule.h"
+#include "quant/value_types.h"
 
 namespace q8 {
 
@@ -20,6 +21,11 @@ QuantRule find_rule(const std::string& op_type) {
 }
 
 bool MarkContext::is_constant(const std::string& value) const { return find_constant(graph, value) != nullptr; }
+
+bool MarkContext::is_float(const std::string& value) const {
+  const DType d = value_dtype(graph, value);
+  return d == DType::Undefined || d == DType::Float32 || d == DType::Float16;
+}
 
 std::string MarkContext::producer_op(const std::string& value) const {
   const int p = graph.producer(value);

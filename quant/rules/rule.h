@@ -39,6 +39,8 @@ struct MarkContext {
   const Graph& graph;
   const QuantOptions& options;
   bool is_constant(const std::string& value) const;
+  // Whether value holds floating-point numbers (quant/value_types.h; unknown counts as float).
+  bool is_float(const std::string& value) const;
   // The op type of the node producing value ("" for graph inputs and constants).
   std::string producer_op(const std::string& value) const;
 };

@@ -26,7 +26,7 @@ from onnx import TensorProto, helper
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tally import Tally  # noqa: E402
 
-BINS = 2048
+BINS = 4096
 LEVELS = 128
 
 
@@ -53,6 +53,8 @@ def distributions():
         "outliers": outliers,
         "zeros": np.zeros(n),
         "single": np.full(n, 0.7),
+        "relu": np.maximum(r.standard_normal(n) * 2.0, 0.0),  # half exact zeros
+        "softmax": np.exp(r.normal(-9.0, 2.5, n)),  # a near-zero bulk, a few values near 1
     }
 
 
@@ -86,6 +88,7 @@ def ref_entropy(c, w, max_abs):
     if used < LEVELS:
         return max_abs
     c = c[:used].astype(np.float64)
+    c[0] = c[1]  # the zero spike neutralised, as pytorch-quantization does
     best, best_n = np.inf, used
     for n in range(LEVELS, used + 1):
         p = c[:n].copy()
@@ -102,15 +105,16 @@ def ref_entropy(c, w, max_abs):
             kl = scipy.stats.entropy(p, q)  # normalizes both, natural log
         if kl < best:
             best, best_n = kl, n
-    return (best_n - 0.5) * w
+    return min((best_n - 0.5) * w, max_abs)
 
 
-def ref_mse(c, w, max_abs):
+def ref_mse(c, w, max_abs, zeros):
     used = int(np.nonzero(c)[0].max()) + 1
     if used < LEVELS:
         return max_abs
     centres = (np.arange(used) + 0.5) * w
     counts = c[:used].astype(np.float64)
+    counts[0] -= zeros  # exact zeros quantize without error
     best, best_n = np.inf, used
     for n in range(LEVELS, used + 1):
         s = n * w / 127.0
@@ -118,7 +122,7 @@ def ref_mse(c, w, max_abs):
         err = float(np.sum(counts * (centres - q) ** 2))
         if err < best:
             best, best_n = err, n
-    return best_n * w
+    return min(best_n * w, max_abs)
 
 
 def main():
@@ -172,7 +176,7 @@ def main():
                 elif method == "entropy":
                     want = ref_entropy(counts, w, max_abs)
                 else:
-                    want = ref_mse(counts, w, max_abs)
+                    want = ref_mse(counts, w, max_abs, int(np.sum(data32 == 0)))
                 if want < 2.0 ** -24:
                     want = 0.0
                 if got != want and not (want and abs(got - want) <= 1e-12 * want):
@@ -180,6 +184,24 @@ def main():
                 elif max_abs == 0 and not table["degenerate"]:
                     problem = "all-zero tensor not flagged degenerate"
             report(f"{name}/{method} amax {table['amax']:.6g}", problem)
+
+    # The zero spike: post-ReLU tensors are half exact zeros. Entropy and mse must not move with
+    # the number of zeros (a threshold pulled down by them collapsed real models).
+    r = np.random.default_rng(5)
+    values = np.abs(r.laplace(0.0, 1.0, (200, 64))).astype(np.float32)
+    for zeros in [0, 200, 2000]:
+        ddir = os.path.join(work, f"spike{zeros}")
+        os.makedirs(ddir)
+        np.save(os.path.join(ddir, "x.npy"), np.concatenate([values, np.zeros((zeros, 64), np.float32)]))
+    for method in ["entropy", "mse"]:
+        amax = []
+        for zeros in [0, 200, 2000]:
+            out = os.path.join(work, f"spike{zeros}_{method}.json")
+            subprocess.run([q8, "calibrate", model, "--data", os.path.join(work, f"spike{zeros}"), "--method", method, "--json", out,
+                            "--quiet"], check=True, capture_output=True)
+            amax.append(json.load(open(out))["activations"]["x"]["amax"])
+        report(f"zero spike/{method}: amax {amax[0]:.6g} with 0, 50 % and 91 % exact zeros",
+               "" if amax[0] == amax[1] == amax[2] else f"amax moves with the zeros: {amax}")
     return tally.finish()
 
 

@@ -143,5 +143,34 @@ TEST(Quantize, ErrorsNameMissingRangesAndUnknownExclusions) {
   EXPECT_EQ(kept.fp32[0].second, "excluded");
 }
 
+// Shape arithmetic (Shape → Gather → Add of int64) beside a float Add: only the float Add is
+// quantized, and the table needs no range for the integer values (calibration never sees them).
+TEST(Quantize, IntegerAddsStayUnquantized) {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{Dim{2, ""}, Dim{3, ""}}}};
+  g.outputs = {{"y", DType::Float32, std::nullopt}, {"n", DType::Undefined, std::nullopt}};
+  Tensor zero(DType::Int64, Dims{});
+  zero.data<int64_t>()[0] = 0;
+  g.initializers["zero"] = zero;
+  g.initializers["one"] = zero;
+  g.initializers["one"].data<int64_t>()[0] = 1;
+  g.initializers["b"] = random_tensor({3}, 5);
+  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
+    Node n;
+    n.op_type = op, n.name = out, n.inputs = std::move(in), n.outputs = {out};
+    g.nodes.push_back(n);
+  };
+  node("Shape", {"x"}, "s");
+  node("Gather", {"s", "zero"}, "d0");
+  node("Add", {"d0", "one"}, "n");
+  node("Relu", {"x"}, "r");
+  node("Add", {"r", "x"}, "y");
+  QuantizeReport report;
+  const Graph q = quantize_graph(g, table_for({{"x", 1.0}, {"r", 1.0}}), {}, {}, report);
+  ASSERT_EQ(report.quantized.size(), 1u);
+  EXPECT_EQ(report.quantized[0], "y");
+}
+
 }  // namespace
 }  // namespace q8

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calib/calibration_run.h"
+#include "calib/clipping.h"
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
 #include "calib/sha256.h"
@@ -30,9 +31,10 @@ extern "C" void on_interrupt(int) { g_interrupted = true; }
 struct CalibrateOptions {
   std::string model;
   DatasetOptions d;
-  std::string method = "entropy";
+  std::string method = kDefaultMethod;
+  double clip_limit = kClipWarningLimit;
   double percentile = 99.99;
-  int64_t bins = 2048;
+  int64_t bins = kDefaultHistogramBins;
   bool skip_zeros = false;
   std::vector<std::string> overrides;
   std::string cache, json, histograms, resume;
@@ -77,7 +79,21 @@ std::string settings_json(const CalibrateOptions& o, const std::string& dataset)
   j["data"] = o.d.data;
   j["dataset"] = dataset;
   j["preprocessing"] = o.d.pre.describe();
+  if (!o.d.data.empty()) j["preprocess"] = nlohmann::ordered_json::parse(o.d.pre.to_json());
   return j.dump();
+}
+
+// Lists the tensors whose threshold clips too much (worst first, ten at most); with --strict
+// that is an error and nothing is written.
+void report_clipping(const std::vector<ClipWarning>& warnings, double limit, bool strict) {
+  if (warnings.empty()) return;
+  char head[160];
+  std::snprintf(head, sizeof head, "%zu tensors clip more than %.3g %% of their non-zero values (or clip a graph input)",
+                warnings.size(), 100 * limit);
+  if (strict) throw Error(std::string(head) + " (--strict); the worst: " + describe(warnings[0]));
+  std::fprintf(stderr, "q8: warning: %s; the fraction of each is in the JSON table (\"clipped\"):\n", head);
+  for (size_t i = 0; i < warnings.size() && i < 10; ++i) std::fprintf(stderr, "q8: warning:   %s\n", describe(warnings[i]).c_str());
+  if (warnings.size() > 10) std::fprintf(stderr, "q8: warning:   ... and %zu more\n", warnings.size() - 10);
 }
 
 void calibrate(CalibrateOptions o) {
@@ -190,6 +206,7 @@ void calibrate(CalibrateOptions o) {
   int degenerate = 0;
   for (const auto& [name, r] : table.activations) degenerate += r.degenerate();
   std::printf("calibrated %zu activations (%d all-zero) and %zu weights\n", table.activations.size(), degenerate, table.weights.size());
+  report_clipping(clipping_warnings(calibrator, table, graph, choice.options, o.clip_limit), o.clip_limit, o.d.stream.strict);
   if (!o.histograms.empty()) write_histograms(o.histograms, file), std::printf("wrote %s\n", o.histograms.c_str());
   if (!o.json.empty()) write_json_table(o.json, table, settings_json(o, dataset)), std::printf("wrote %s\n", o.json.c_str());
   if (!o.cache.empty()) {
@@ -209,6 +226,8 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--method", o->method, "max, percentile, entropy or mse")->capture_default_str()->group(method);
   cmd->add_option("--percentile", o->percentile, "for --method percentile")->capture_default_str()->group(method);
   cmd->add_option("--bins", o->bins, "histogram bins (a power of two)")->capture_default_str()->group(method);
+  cmd->add_option("--clip-limit", o->clip_limit, "warn about tensors whose amax clips more than this fraction of their non-zero values")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0))->group(method);
   cmd->add_flag("--skip-zeros", o->skip_zeros, "leave zeros out of histograms")->group(method);
   cmd->add_option("--override", o->overrides, "NAME_OR_OPTYPE=METHOD: another method for a tensor or an op type's outputs")->group(method);
   auto* out = "Outputs";

@@ -1,11 +1,15 @@
-// q8 compare FP32_MODEL QDQ_MODEL --data PATH: INT8 against FP32 on a (labelled) dataset — top-1
-// of each, top-1 agreement, output cosine similarity, per-layer SQNR worst first; JSON with --json.
+// q8 compare FP32_MODEL QDQ_MODEL --data PATH: INT8 against FP32 with the metrics the output's
+// shape calls for (quant/accuracy.h), per-layer SQNR worst first; JSON with --json;
+// --fail-below METRIC=VALUE exits non-zero when INT8 misses it.
 #include <cstdio>
+#include <optional>
 
 #include "datasets/model_inputs.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/import.h"
 #include "quant/accuracy.h"
+#include "quant/blame.h"
+#include "quant/preprocess_metadata.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"
 
@@ -13,49 +17,174 @@ namespace q8::cli {
 
 namespace {
 
-struct CompareOptions {
-  std::string fp32, qdq, json;
+struct CompareCliOptions {
+  std::string fp32, qdq, json, masks;
   DatasetOptions d;
+  bool preprocessing_given = false;  // a preprocessing flag was on the command line
+  CompareOptions compare;
+  std::vector<std::string> fail_below;
   int64_t layers = 20;
+  int64_t blame = 0;  // samples for isolated blame (0: none)
 };
 
-void compare(CompareOptions o) {
-  o.d.resolve();
-  check(!o.d.data.empty(), "give --data (a dataset to compare on)");
-  const Graph fp32 = load_model(o.fp32), qdq = load_model(o.qdq);
-  if (const auto fixed = fixed_batch_size(fp32)) o.d.stream.batch_size = *fixed;
-  const auto inputs = open_model_inputs(fp32, o.d.data, o.d.pre, o.d.source);
-  BatchStream stream(inputs, o.d.pre, o.d.stream);
-  const std::string dataset = inputs[0].source->describe() + " at " + o.d.data;
-  std::printf("=== q8 compare ===\nFP32:    %s\nINT8:    %s\ndataset: %s, running %lld\npreproc: %s\n", o.fp32.c_str(), o.qdq.c_str(),
-              dataset.c_str(), static_cast<long long>(stream.total()), o.d.pre.describe().c_str());
-  Progress progress("comparing", stream.total(), o.d.quiet);
-  const AccuracyReport r = compare_accuracy(fp32, qdq, stream, progress);
-  std::printf("samples:        %lld (%lld labelled)\n", static_cast<long long>(r.samples), static_cast<long long>(r.labelled));
-  if (r.labelled)
-    std::printf("top-1:          FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n", 100 * r.fp32_top1(), 100 * r.int8_top1(),
-                100 * (r.int8_top1() - r.fp32_top1()));
-  std::printf("top-1 agreement: %.2f %%\noutput cosine:  %.5f\n", 100 * r.agreement(), r.cosine());
+struct Threshold {
+  std::string metric;
+  double value = 0;
+};
+
+std::vector<Threshold> parse_thresholds(const std::vector<std::string>& args) {
+  std::vector<Threshold> out;
+  for (const std::string& a : args) {
+    const size_t eq = a.find('=');
+    check(eq != std::string::npos && eq > 0, "--fail-below '" + a + "' is not METRIC=VALUE");
+    Threshold t{a.substr(0, eq), 0};
+    bool known = false;
+    std::string names;
+    for (const auto& n : metric_names()) known = known || n == t.metric, names += (names.empty() ? "" : ", ") + n;
+    check(known, "--fail-below '" + a + "': unknown metric '" + t.metric + "' (metrics: " + names + ")");
+    try {
+      size_t used = 0;
+      t.value = std::stod(a.substr(eq + 1), &used);
+      check(used == a.size() - eq - 1, "");
+    } catch (const std::exception&) {
+      throw Error("--fail-below '" + a + "': '" + a.substr(eq + 1) + "' is not a number");
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+void print_report(const AccuracyReport& r, const CompareCliOptions& o) {
+  std::printf("output:          %s, read as a %s\n", r.output.c_str(), output_kind_name(r.kind));
+  std::printf("samples:         %lld (%lld labelled)\n", static_cast<long long>(r.samples), static_cast<long long>(r.labelled));
+  if (r.kind == OutputKind::Classifier) {
+    if (r.labelled)
+      std::printf("top-1:           FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n", 100 * r.fp32_top1(), 100 * r.int8_top1(),
+                  100 * (r.int8_top1() - r.fp32_top1()));
+    std::printf("top-1 agreement: %.2f %%\n", 100 * r.agreement());
+  } else if (r.kind == OutputKind::ClassMap || r.kind == OutputKind::BinaryMap) {
+    if (r.kind == OutputKind::BinaryMap) {
+      const auto m = r.metrics();
+      std::printf("binarised at:    %g (--threshold)\nforeground IoU:  %.2f %% (INT8 against FP32)\n", o.compare.threshold, m.at("iou"));
+    }
+    std::printf("pixel agreement: %.2f %%\n", 100 * r.agreement());
+    if (r.mask_pixels) {
+      std::printf("pixel accuracy:  FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n",
+                  100.0 * double(r.fp32_masks.correct) / double(r.mask_pixels), 100.0 * double(r.int8_masks.correct) / double(r.mask_pixels),
+                  100.0 * (double(r.int8_masks.correct) - double(r.fp32_masks.correct)) / double(r.mask_pixels));
+      std::printf("mean IoU:        FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n", 100 * r.fp32_masks.mean_iou(),
+                  100 * r.int8_masks.mean_iou(), 100 * (r.int8_masks.mean_iou() - r.fp32_masks.mean_iou()));
+    } else {
+      std::printf("(no per-pixel labels: give --masks PATH for pixel accuracy and mean IoU)\n");
+    }
+    if (r.labels_ignored) std::printf("(the dataset's class labels do not apply to a dense output and were not used)\n");
+  }
+  for (const OutputError& e : r.outputs)
+    std::printf("output %-20s cosine %.5f   max abs error %.4g   max rel error %.4g\n", ("'" + e.name + "'").c_str(), e.cosine(),
+                e.max_abs_error, e.max_rel_error());
   std::printf("per-layer SQNR (worst first, %zu quantized activations):\n", r.layers.size());
   for (size_t i = 0; i < r.layers.size() && int64_t(i) < o.layers; ++i)
     std::printf("  %8.2f dB  %s\n", r.layers[i].sqnr_db, r.layers[i].tensor.c_str());
+}
+
+void print_blame(const BlameReport& b, int64_t rows) {
+  std::printf("isolated blame (%lld samples; each activation quantized alone, weights as in the QDQ model; worst first):\n"
+              "  %12s %13s  %s\n  %12.3e %12.3f%%  %s\n",
+              static_cast<long long>(b.samples), "1 - cosine", "argmax differ", "tensor", b.weights_only.cosine_loss,
+              100 * b.weights_only.disagreement, b.weights_only.tensor.c_str());
+  for (size_t i = 0; i < b.tensors.size() && int64_t(i) < rows; ++i)
+    std::printf("  %12.3e %12.3f%%  %s\n", b.tensors[i].cosine_loss, 100 * b.tensors[i].disagreement, b.tensors[i].tensor.c_str());
+}
+
+void compare(CompareCliOptions o) {
+  const std::vector<Threshold> thresholds = parse_thresholds(o.fail_below);
+  const Graph fp32 = load_model(o.fp32), qdq = load_model(o.qdq);
+  // The preprocessing calibration used travels in the QDQ model; flags given here replace it.
+  std::string preprocessing_from = "flags";
+  if (!o.preprocessing_given) {
+    if (const auto recorded = recorded_preprocessing(qdq)) {
+      o.d.pre = Preprocessing{};
+      o.d.pre.merge_json_text(*recorded, o.qdq + " (metadata " + std::string(kPreprocessMetadataKey) + ")");
+      preprocessing_from = "recorded at calibration, from the QDQ model's metadata";
+    } else {
+      preprocessing_from = "defaults (the QDQ model records none)";
+    }
+  }
+  o.d.resolve();
+  check(!o.d.data.empty(), "give --data (a dataset to compare on)");
+  if (const auto fixed = fixed_batch_size(fp32)) o.d.stream.batch_size = *fixed;
+  const auto inputs = open_model_inputs(fp32, o.d.data, o.d.pre, o.d.source);
+  if (!o.masks.empty()) {
+    SourceOptions mask_options = o.d.source;
+    mask_options.sample_rank = 2;
+    o.compare.masks = open_source(o.masks, mask_options);
+    check(o.compare.masks->size() == inputs[0].source->size(), o.masks + ": " + std::to_string(o.compare.masks->size()) +
+                                                                   " masks for " + std::to_string(inputs[0].source->size()) + " samples");
+  }
+  BatchStream stream(inputs, o.d.pre, o.d.stream);
+  const std::string dataset = inputs[0].source->describe() + " at " + o.d.data;
+  std::printf("=== q8 compare ===\nFP32:    %s\nINT8:    %s\ndataset: %s, running %lld\npreproc: %s (%s)\n", o.fp32.c_str(), o.qdq.c_str(),
+              dataset.c_str(), static_cast<long long>(stream.total()), o.d.pre.describe().c_str(), preprocessing_from.c_str());
+  if (!o.masks.empty()) std::printf("masks:   %s\n", o.compare.masks->describe().c_str());
+  for (const Threshold& t : thresholds)
+    std::printf("fail if: %s %s %g\n", t.metric.c_str(), metric_is_drop(t.metric) ? ">" : "<", t.value);
+  std::fflush(stdout);
+  Progress progress("comparing", stream.total(), o.d.quiet);
+  std::vector<TensorMap> kept;  // the first --blame samples, whole batches
+  int64_t kept_samples = 0;
+  o.compare.on_batch = [&](const TensorMap& inputs) {
+    if (kept_samples >= o.blame) return;
+    kept.push_back(inputs);
+    kept_samples += inputs.begin()->second.dim(0);
+  };
+  const AccuracyReport r = compare_accuracy(fp32, qdq, stream, progress, o.compare);
+  check(r.samples > 0, "no sample of " + o.d.data + " could be compared (every one was skipped as corrupt)");
+  print_report(r, o);
+  std::optional<BlameReport> blame;
+  if (o.blame > 0) {
+    Progress blame_progress("isolating", int64_t(blamed_tensor_count(qdq)) + 1, o.d.quiet, "model variants");
+    blame = isolated_blame(fp32, qdq, kept, blame_progress);
+    print_blame(*blame, o.layers);
+  } else {
+    std::printf("(--blame N: each quantized activation's own effect on the output, on the first N samples)\n");
+  }
   if (!o.json.empty()) {
-    write_file_atomically(o.json, format_accuracy_json(r, o.fp32, o.qdq, dataset));
+    write_file_atomically(o.json, format_accuracy_json(r, o.fp32, o.qdq, dataset, blame ? &*blame : nullptr));
     std::printf("wrote %s\n", o.json.c_str());
+  }
+  const auto metrics = r.metrics();
+  for (const Threshold& t : thresholds) {
+    const auto it = metrics.find(t.metric);
+    check(it != metrics.end(), "--fail-below " + t.metric + ": this comparison has no " + t.metric + " (a " +
+                                   output_kind_name(r.kind) + (r.labelled || r.mask_pixels ? "" : ", without labels") + ")");
+    const bool failed = metric_is_drop(t.metric) ? it->second > t.value : it->second < t.value;
+    char what[200];
+    std::snprintf(what, sizeof what, "INT8 misses --fail-below %s=%g: %s is %.6g", t.metric.c_str(), t.value, t.metric.c_str(), it->second);
+    check(!failed, what);
   }
 }
 
 }  // namespace
 
 void add_compare_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("compare", "INT8 (a QDQ model) against FP32: top-1, agreement, cosine, per-layer SQNR");
-  auto o = std::make_shared<CompareOptions>();
+  auto* cmd = app.add_subcommand("compare", "INT8 (a QDQ model) against FP32: metrics by output shape, per-layer SQNR");
+  auto o = std::make_shared<CompareCliOptions>();
   cmd->add_option("fp32_model", o->fp32, "FP32 ONNX model")->required();
   cmd->add_option("qdq_model", o->qdq, "its QDQ twin from q8 quantize")->required();
   cmd->add_option("--json", o->json, "write the report as JSON");
   cmd->add_option("--layers", o->layers, "rows of the per-layer table")->capture_default_str();
+  cmd->add_option("--blame", o->blame, "isolated per-layer blame on the first N samples (0: off)")->capture_default_str();
+  cmd->add_option("--masks", o->masks, "per-pixel class labels for a dense output, one per sample in the data's order "
+                                       "(IDX, .npy, images)");
+  cmd->add_option("--threshold", o->compare.threshold, "binarises a one-channel output map")->capture_default_str();
+  cmd->add_option("--fail-below", o->fail_below, "METRIC=VALUE: exit non-zero when INT8 misses it (top1, agreement, cosine, "
+                                                 "iou, pixel-accuracy, miou: below; top1-drop, pixel-accuracy-drop, miou-drop: above)");
   add_dataset_options(cmd, o->d);
-  cmd->callback([o] { compare(*o); });
+  cmd->callback([o, cmd] {
+    for (const char* flag : {"--resize", "--size", "--color", "--layout", "--scale", "--mean", "--std", "--preprocess"})
+      o->preprocessing_given = o->preprocessing_given || cmd->count(flag) > 0;
+    compare(*o);
+  });
 }
 
 }  // namespace q8::cli

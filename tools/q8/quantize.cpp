@@ -9,10 +9,12 @@
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
 #include "calib/methods/method.h"
+#include "calib/trt_cache.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/export.h"
 #include "engine/onnx/import.h"
 #include "quant/materialize.h"
+#include "quant/preprocess_metadata.h"
 #include "tools/q8/commands.h"
 
 namespace q8::cli {
@@ -54,7 +56,9 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
     if (!histograms) histograms = read_histograms(histograms_path);
     auto it = histograms->observers.find(name);
     check(it != histograms->observers.end(), histograms_path + " has no histogram for '" + name + "'");
-    r.descriptor.amax = {method->amax(it->second.histogram(), it->second.stats(), MethodOptions{})};
+    MethodOptions options;
+    options.histogram_has_zeros = !it->second.skip_zeros();
+    r.descriptor.amax = {method->amax(it->second.histogram(), it->second.stats(), options)};
     r.descriptor.method = method_name;
   }
 }
@@ -65,11 +69,24 @@ void quantize(QuantizeOptions o) {
               o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str());
   Graph graph = load_model(o.model);
-  RangeTable table = read_json_table(o.calib);
-  check_table_matches_model(table, o.calib, o.model);
+  RangeTable table;
+  const std::string calib_text = read_file(o.calib);
+  if (looks_like_trt_cache(calib_text)) {
+    std::vector<std::string> ignored;
+    const TrtCache cache = parse_trt_cache(calib_text, o.calib);
+    table = range_table_from_trt_cache(cache, graph, o.calib, ignored);
+    std::printf("ranges:   %zu activations from TensorRT cache TRT-%s-%s", table.activations.size(), cache.version.c_str(),
+                cache.algorithm.c_str());
+    if (!ignored.empty()) std::printf("; %zu cache tensors are not in the model (first: '%s')", ignored.size(), ignored[0].c_str());
+    std::printf("\n");
+  } else {
+    table = read_json_table(o.calib);
+    check_table_matches_model(table, o.calib, o.model);
+  }
   if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned);
   QuantizeReport report;
-  const Graph qdq = quantize_graph(std::move(graph), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
+  Graph qdq = quantize_graph(std::move(graph), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
+  if (!table.preprocess.empty()) qdq.metadata[kPreprocessMetadataKey] = table.preprocess;
   save_model(qdq, o.output);
   for (const auto& w : report.warnings) std::fprintf(stderr, "q8: warning: %s\n", w.c_str());
   if (report.opset_to != report.opset_from)
@@ -91,7 +108,7 @@ void add_quantize_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("quantize", "Insert QuantizeLinear/DequantizeLinear and write a QDQ ONNX model");
   auto o = std::make_shared<QuantizeOptions>();
   cmd->add_option("model", o->model, "FP32 ONNX model")->required();
-  cmd->add_option("--calib", o->calib, "JSON range table from q8 calibrate")->required();
+  cmd->add_option("--calib", o->calib, "JSON range table from q8 calibrate, or a TensorRT calibration cache")->required();
   cmd->add_option("-o,--output", o->output, "QDQ ONNX model to write")->required();
   cmd->add_option("--exclude", o->exclude, "node name or op type to keep in FP32; repeatable");
   cmd->add_flag("--per-tensor-weights", o->quant.per_tensor_weights, "one scale per weight instead of per output channel");

