@@ -30,15 +30,15 @@ def q8(binary, *args):
     return subprocess.run([binary, *args], capture_output=True, text=True)
 
 
-def conv_model(path, out_channels, rng):
+def conv_model(path, out_channels, rng, spatial=(8, 8)):
     """[N, 1, 8, 8] -> Relu(Conv 3x3) -> Conv 1x1 -> [N, out_channels, 8, 8]."""
     w1 = numpy_helper.from_array(rng.normal(0, 0.5, (4, 1, 3, 3)).astype(np.float32), "w1")
     w2 = numpy_helper.from_array(rng.normal(0, 0.5, (out_channels, 4, 1, 1)).astype(np.float32), "w2")
     nodes = [helper.make_node("Conv", ["x", "w1"], ["h"], pads=[1, 1, 1, 1], name="c1"),
              helper.make_node("Relu", ["h"], ["r"], name="relu"),
              helper.make_node("Conv", ["r", "w2"], ["y"], name="c2")]
-    g = helper.make_graph(nodes, "map", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, 8, 8])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", out_channels, 8, 8])], [w1, w2])
+    g = helper.make_graph(nodes, "map", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, *spatial])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", out_channels, *spatial])], [w1, w2])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 7
     onnx.save(m, path)
@@ -276,6 +276,25 @@ def check_trt_cache_import(binary, work, tally):
                     "" if ok else f"exit {p.returncode}: {p.stderr.strip()!r}")
 
 
+def check_dynamic_npy(binary, work, tally):
+    """A model with dynamic height and width needs no --size when .npy samples fix them."""
+    rng = np.random.default_rng(9)
+    model = os.path.join(work, "dynamic.onnx")
+    conv_model(model, 2, rng, ("H", "W"))
+    ddir = os.path.join(work, "dynamic-data")
+    os.makedirs(ddir)
+    for i in range(3):
+        np.save(os.path.join(ddir, f"{i}.npy"), rng.normal(0, 1, (1, 12, 20)).astype(np.float32))
+    p = q8(binary, "calibrate", model, "--data", ddir, "--method", "mse", "--json", os.path.join(work, "dynamic.json"), "--quiet")
+    tally.check(".npy samples of 1x12x20 fix a [N, 1, H, W] input without --size",
+                "" if p.returncode == 0 and "sample 1x12x20" in p.stdout else f"exit {p.returncode}: {p.stderr.strip()}")
+    np.save(os.path.join(ddir, "3.npy"), rng.normal(0, 1, (1, 12, 21)).astype(np.float32))
+    p = q8(binary, "calibrate", model, "--data", ddir, "--method", "mse", "--json", os.path.join(work, "dynamic.json"), "--quiet", "--strict")
+    errors = [l for l in p.stderr.splitlines() if l.startswith("q8: error:")]
+    tally.check("a later sample of another shape: one error naming it",
+                "" if p.returncode != 0 and len(errors) == 1 and "3.npy" in errors[0] else f"exit {p.returncode}: {p.stderr.strip()!r}")
+
+
 def main():
     binary, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
@@ -286,6 +305,7 @@ def main():
     check_classifier(binary, work, tally)
     check_blame(binary, work, tally)
     check_trt_cache_import(binary, work, tally)
+    check_dynamic_npy(binary, work, tally)
     return tally.finish()
 
 

@@ -165,7 +165,13 @@ void calibrate(CalibrateOptions o) {
               o.skip_zeros ? ", zeros skipped" : "");
   for (const auto& [k, m] : choice.overrides) std::printf("override:      %s -> %s\n", k.c_str(), m.c_str());
   std::string outputs;
-  if (!o.cache.empty()) outputs += "cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method) + ") ";
+  if (!o.cache.empty()) {
+    outputs += "cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method);
+    if (o.method != "max" && o.method != "entropy")
+      outputs += ": TensorRT has no " + o.method + " calibrator and loads a cache only under its own calibrator's name; "
+                 "EntropyCalibration2 is its default";
+    outputs += ") ";
+  }
   if (!o.json.empty()) outputs += "json " + o.json + " ";
   if (!o.histograms.empty()) outputs += "histograms " + o.histograms;
   std::printf("outputs:       %s\n", outputs.c_str());
