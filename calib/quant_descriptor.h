@@ -13,7 +13,7 @@ struct QuantDescriptor {
   std::optional<int64_t> axis;         // none: per tensor
   bool is_unsigned = false;
   bool narrow_range = false;           // [-127, 127] instead of [-128, 127]
-  std::string method = "entropy";      // calibration method (activations); "max" for weights
+  std::string method;                  // calibration method (activations); "max" for weights
   std::vector<double> amax;            // one value per tensor, or one per channel along axis
 };
 

@@ -26,9 +26,9 @@ grep '^\s*\[' "$BUILD/demo-run.txt" | awk -v labels="$SAMPLES/labels.txt" -v cla
     printf "%-6s %-14s %-14s %s\n", i, name[p], name[label[i]], ok }
   END { printf "top-1: %d of %d correct\n", hits, NR }'
 echo
-echo "== q8 calibrate on 1024 Fashion-MNIST training images (entropy)"
+echo "== q8 calibrate on 1024 Fashion-MNIST training images (the default method, mse)"
 "$BUILD/q8" calibrate "$MODEL" --data /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz --limit 1024 \
-  --method entropy --cache "$BUILD/fashion_cnn.cache" --json "$BUILD/fashion_cnn.calib.json" --histograms "$BUILD/fashion_cnn.h5"
+  --cache "$BUILD/fashion_cnn.cache" --json "$BUILD/fashion_cnn.calib.json" --histograms "$BUILD/fashion_cnn.h5"
 echo "-- $BUILD/fashion_cnn.cache (TensorRT calibration cache), first lines:"
 head -6 "$BUILD/fashion_cnn.cache"
 echo

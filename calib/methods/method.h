@@ -24,7 +24,7 @@ struct MethodOptions {
 std::vector<uint64_t> search_counts(const AbsHistogram& h, const TensorStats& stats, const MethodOptions& options);
 
 // The method q8 calibrates with unless told otherwise (docs/calibration.md, "The default").
-inline constexpr const char* kDefaultMethod = "entropy";
+inline constexpr const char* kDefaultMethod = "mse";
 
 // Quantized levels the histogram methods search over (TensorRT's 128).
 inline constexpr int64_t kQuantizedLevels = 128;

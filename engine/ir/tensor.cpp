@@ -1,7 +1,11 @@
 #include "engine/ir/tensor.h"
 
-#include <cstring>
 #include <malloc.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include <mutex>
 #include <new>
@@ -10,8 +14,23 @@ namespace q8 {
 
 int64_t numel(const Dims& dims) {
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  for (int64_t d : dims)
+    if (__builtin_mul_overflow(n, d, &n)) throw Error("shape " + dims_to_string(dims) + " has more elements than 64 bits can count");
   return n;
+}
+
+size_t memory_limit_bytes() {
+  static const size_t limit = [] {
+    if (const char* gib = std::getenv("Q8_MAX_MEMORY_GIB")) {
+      char* end = nullptr;
+      const double v = std::strtod(gib, &end);
+      check(end != gib && *end == 0 && v > 0 && v < 1e9, std::string("Q8_MAX_MEMORY_GIB '") + gib + "' is not a positive number");
+      return size_t(v * double(1ull << 30));
+    }
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? size_t(pages) * size_t(page) : SIZE_MAX;
+  }();
+  return limit;
 }
 
 std::string dims_to_string(const Dims& dims) {
@@ -43,16 +62,29 @@ std::shared_ptr<std::byte[]> allocate(size_t nbytes, bool zero) {
 }
 }  // namespace
 
+// The bytes a tensor of this shape needs, after checking the shape and the memory limit.
+size_t checked_bytes(DType dtype, const Dims& dims) {
+  for (int64_t d : dims) check(d >= 0, "negative dimension in shape " + dims_to_string(dims));
+  const int64_t n = numel(dims);
+  size_t bytes = 0;
+  check(!__builtin_mul_overflow(size_t(n), dtype_size(dtype), &bytes), "shape " + dims_to_string(dims) + " needs more bytes than 64 bits can count");
+  if (bytes > memory_limit_bytes()) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "needs %.3g GiB, limit %.3g GiB (set with Q8_MAX_MEMORY_GIB)", double(bytes) / double(1ull << 30),
+                  double(memory_limit_bytes()) / double(1ull << 30));
+    throw Error("a " + std::string(dtype_name(dtype)) + " tensor of shape " + dims_to_string(dims) + " " + msg);
+  }
+  return bytes;
+}
+
 Tensor::Tensor(DType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)) {
-  for (int64_t d : dims_) check(d >= 0, "negative dimension in shape " + dims_to_string(dims_));
-  buffer_ = allocate(nbytes(), true);
+  buffer_ = allocate(checked_bytes(dtype_, dims_), true);
 }
 
 Tensor Tensor::uninitialized(DType dtype, Dims dims) {
   Tensor t;
   t.dtype_ = dtype, t.dims_ = std::move(dims);
-  for (int64_t d : t.dims_) check(d >= 0, "negative dimension in shape " + dims_to_string(t.dims_));
-  t.buffer_ = allocate(t.nbytes(), false);
+  t.buffer_ = allocate(checked_bytes(t.dtype_, t.dims_), false);
   return t;
 }
 

@@ -22,7 +22,13 @@ inline void copy_bytes(void* dst, const void* src, size_t n) {
 // A concrete shape. Every dimension is known (>= 0).
 using Dims = std::vector<int64_t>;
 
+// The element count; an Error when it overflows 64 bits.
 int64_t numel(const Dims& dims);
+// The most bytes one tensor may take: Q8_MAX_MEMORY_GIB, else the machine's physical memory.
+// A larger tensor is an Error saying what it needs, not std::bad_alloc.
+size_t memory_limit_bytes();
+// The bytes of a tensor of dtype and dims, after checking dims (non-negative, no overflow) and the limit.
+size_t checked_bytes(DType dtype, const Dims& dims);
 std::string dims_to_string(const Dims& dims);  // "1x3x224x224"; "scalar" for rank 0
 
 class Tensor {

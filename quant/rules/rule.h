@@ -18,6 +18,7 @@ struct QuantOptions {
   bool per_tensor_weights = false;   // one scale per weight instead of per output channel
   bool fp32_weights = false;         // FP32 weights behind Q→DQ instead of int8 initializers
   AddMode add_mode = AddMode::Both;
+  bool quantize_bmm = false;         // also MatMul/Gemm of two activations (attention's Q·Kᵀ, P·V)
   std::set<std::string> pinned;      // tensors whose own range wins over a scale carrier's (overrides)
 };
 
@@ -28,6 +29,9 @@ struct InputNeed {
   std::optional<int64_t> axis;        // weights: the per-output-channel axis (none: per tensor)
   int64_t group = 1;                  // ConvTranspose: groups along axis 1
 };
+
+// Why a MatMul or Gemm of two activations stays FP32 unless --quantize-bmm.
+inline constexpr const char* kBmmReason = "both inputs are activations (attention-style; --quantize-bmm quantizes them)";
 
 struct NodeMark {
   std::vector<InputNeed> inputs;  // inputs to quantize

@@ -172,5 +172,27 @@ TEST(Quantize, IntegerAddsStayUnquantized) {
   EXPECT_EQ(report.quantized[0], "y");
 }
 
+// Attention's Q·Kᵀ: a MatMul of two activations stays FP32 (with the reason) unless --quantize-bmm.
+TEST(Quantize, MatMulOfTwoActivationsNeedsQuantizeBmm) {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"a", DType::Float32, std::vector<Dim>{Dim{2, ""}, Dim{3, ""}}}, {"b", DType::Float32, std::vector<Dim>{Dim{3, ""}, Dim{4, ""}}}};
+  g.outputs = {{"y", DType::Float32, std::nullopt}};
+  Node n;
+  n.op_type = "MatMul", n.name = "qk", n.inputs = {"a", "b"}, n.outputs = {"y"};
+  g.nodes.push_back(n);
+  const RangeTable table = table_for({{"a", 1.0}, {"b", 1.0}});
+  QuantizeReport fp32_report, bmm_report;
+  quantize_graph(g, table, {}, {}, fp32_report);
+  EXPECT_TRUE(fp32_report.quantized.empty());
+  ASSERT_EQ(fp32_report.fp32.size(), 1u);
+  EXPECT_EQ(fp32_report.fp32[0].second, kBmmReason);
+  QuantOptions bmm;
+  bmm.quantize_bmm = true;
+  quantize_graph(g, table, bmm, {}, bmm_report);
+  EXPECT_EQ(bmm_report.quantized, std::vector<std::string>{"qk"});
+  EXPECT_EQ(bmm_report.activation_qdq, 2u);
+}
+
 }  // namespace
 }  // namespace q8

@@ -65,9 +65,10 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
 
 void quantize(QuantizeOptions o) {
   o.quant.add_mode = o.add_mode == "tensorrt" ? AddMode::TensorRT : AddMode::Both;
-  std::printf("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\n", o.model.c_str(),
-              o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
-              o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str());
+  std::printf("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\n",
+              o.model.c_str(), o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
+              o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str(),
+              o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32");
   Graph graph = load_model(o.model);
   RangeTable table;
   const std::string calib_text = read_file(o.calib);
@@ -113,6 +114,7 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_option("--exclude", o->exclude, "node name or op type to keep in FP32; repeatable");
   cmd->add_flag("--per-tensor-weights", o->quant.per_tensor_weights, "one scale per weight instead of per output channel");
   cmd->add_flag("--fp32-weights", o->quant.fp32_weights, "FP32 weights behind Q->DQ instead of int8 initializers");
+  cmd->add_flag("--quantize-bmm", o->quant.quantize_bmm, "also quantize MatMul/Gemm of two activations (attention)");
   cmd->add_option("--add-mode", o->add_mode, "both: quantize both Add inputs; tensorrt: leave the conv branch FP32")
       ->capture_default_str()->check(CLI::IsMember({"both", "tensorrt"}));
   cmd->add_option("--overrides", o->overrides,
