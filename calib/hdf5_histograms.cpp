@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/io/atomic_write.h"
 #include "engine/ir/error.h"
 
 namespace q8 {
@@ -55,11 +56,15 @@ T read_attr_number(hid_t obj, const char* name, hid_t type, const std::string& w
 
 }  // namespace
 
-void write_histograms(const std::string& path, const HistogramFile& file) {
+std::string histograms_image(const HistogramFile& file) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const hid_t f = H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  check(f >= 0, path + ": cannot write");
+  // Built in memory (HDF5's core driver, no backing store): HDF5 never writes to disk, so a full
+  // disk or a bad path is an ordinary write error of the bytes, and HDF5 holds no broken file.
+  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_core(fapl, 1 << 20, 0);
+  const hid_t f = H5Fcreate("q8-histograms.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  check(f >= 0, "cannot build the histogram file in memory");
   bool ok = true;
   attr_string(f, "format", "q8-histograms");
   attr_number<int64_t>(f, "format_version", 1, H5T_NATIVE_INT64);
@@ -95,12 +100,16 @@ void write_histograms(const std::string& path, const HistogramFile& file) {
     H5Dclose(d), H5Sclose(space), H5Gclose(g);
   }
   H5Gclose(tensors);
+  ok = ok && H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0;
+  const ssize_t size = ok ? H5Fget_file_image(f, nullptr, 0) : -1;
+  std::string image(size > 0 ? size_t(size) : 0, '\0');
+  ok = ok && size > 0 && H5Fget_file_image(f, image.data(), size_t(size)) == size;
   ok = H5Fclose(f) >= 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::filesystem::remove(tmp);
-    throw Error(path + ": cannot write");
-  }
+  check(ok, "cannot build the histogram file in memory");
+  return image;
 }
+
+void write_histograms(const std::string& path, const HistogramFile& file) { write_file_atomically(path, histograms_image(file)); }
 
 HistogramFile read_histograms(const std::string& path) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

@@ -21,6 +21,8 @@ struct HistogramFile {
 
 // Writes atomically (a temporary file beside path, then a rename).
 void write_histograms(const std::string& path, const HistogramFile& file);
+// The bytes of that file (for writers that commit several files together).
+std::string histograms_image(const HistogramFile& file);
 HistogramFile read_histograms(const std::string& path);
 
 }  // namespace q8

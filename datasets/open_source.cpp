@@ -11,6 +11,7 @@
 #include "datasets/hdf5_source.h"
 #include "datasets/idx_source.h"
 #include "datasets/image_decoder.h"
+#include "engine/io/numbers.h"
 
 namespace q8 {
 
@@ -61,7 +62,7 @@ std::map<std::string, int64_t> read_labels_csv(const fs::path& path) {
   for (const auto& [f, l] : rows) names.insert(l);
   std::map<std::string, int64_t> out;
   for (const auto& [f, l] : rows)
-    out[f] = numeric ? std::stoll(l) : int64_t(std::distance(names.begin(), names.find(l)));
+    out[f] = numeric ? parse_int(l, path.string() + ": label of '" + f + "'") : int64_t(std::distance(names.begin(), names.find(l)));
   return out;
 }
 

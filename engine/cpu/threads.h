@@ -3,6 +3,9 @@
 
 namespace q8 {
 
+// The most threads --threads accepts: more only oversubscribes and can exhaust memory for stacks.
+inline constexpr int kMaxThreads = 1024;
+
 // Defaults to the machine's cores (OpenMP's default, or OMP_NUM_THREADS).
 int compute_threads();
 void set_compute_threads(int threads);

@@ -36,15 +36,55 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   write_file_atomically(path, [&](std::ostream& out) { out.write(contents.data(), std::streamsize(contents.size())); });
 }
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, size_t max_bytes) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a file");
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) throw Error(path + ": no such file");
+  if (std::filesystem::is_directory(status)) throw Error(path + ": is a directory, not a file");
+  // A FIFO would block and a device (/dev/zero) never ends: only regular files are read.
+  if (!std::filesystem::is_regular_file(status)) throw Error(path + ": not a regular file (a FIFO, socket or device)");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > max_bytes)
+    throw Error(path + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) + " q8 reads");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot read (" + std::strerror(errno) + ")");
   std::ostringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) throw Error(path + ": read failed (" + std::strerror(errno) + ")");
   return buffer.str();
+}
+
+StagedFiles::~StagedFiles() {
+  if (committed_) return;
+  std::error_code ignored;
+  for (const auto& [path, tmp] : files_) std::filesystem::remove(tmp, ignored);
+}
+
+std::string StagedFiles::stage(const std::string& path) {
+  for (const auto& [p, tmp] : files_)
+    check(std::filesystem::weakly_canonical(p) != std::filesystem::weakly_canonical(path), path + ": given for two outputs");
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(files_.size());
+  files_.emplace_back(path, tmp);
+  return tmp;
+}
+
+void StagedFiles::write(const std::string& path, const std::function<void(std::ostream&)>& writer) {
+  const std::string tmp = stage(path);
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  writer(out);
+  out.flush();
+  if (!out) throw Error(path + ": write failed (" + std::strerror(errno) + ")");
+}
+
+void StagedFiles::write(const std::string& path, const std::string& contents) {
+  write(path, [&](std::ostream& out) { out.write(contents.data(), std::streamsize(contents.size())); });
+}
+
+void StagedFiles::commit() {
+  for (const auto& [path, tmp] : files_)
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  committed_ = true;
 }
 
 }  // namespace q8

@@ -1,5 +1,7 @@
 #include "engine/io/npy.h"
 
+#include "engine/io/numbers.h"
+
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -74,7 +76,7 @@ NpyHeader parse_npy_header(const std::string& bytes, const std::string& what) {
   const std::string shape = m[1];
   static const std::regex number("\\d+");
   std::sregex_iterator it(shape.begin(), shape.end(), number), end;
-  for (; it != end; ++it) dims.push_back(std::stoll(it->str()));
+  for (; it != end; ++it) dims.push_back(parse_int(it->str(), what + ": .npy header shape"));
 
   for (int64_t d : dims) check(d >= 0 && d < (int64_t(1) << 40), what + ": .npy shape is out of range");
   return {dtype, dims, header_start + header_len};

@@ -1,5 +1,7 @@
 #include "engine/onnx/tensor_proto.h"
 
+#include "engine/io/numbers.h"
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -52,8 +54,8 @@ std::string read_external(const TensorProto& proto, const std::string& base_dir,
   int64_t offset = 0, length = -1;
   for (const auto& entry : proto.external_data()) {
     if (entry.key() == "location") location = entry.value();
-    else if (entry.key() == "offset") offset = std::stoll(entry.value());
-    else if (entry.key() == "length") length = std::stoll(entry.value());
+    else if (entry.key() == "offset") offset = parse_int(entry.value(), what + ": external data offset");
+    else if (entry.key() == "length") length = parse_int(entry.value(), what + ": external data length");
   }
   check(!location.empty(), what + ": external data has no location");
   check(location.find("..") == std::string::npos && location.front() != '/',

@@ -20,6 +20,7 @@
 #include "engine/onnx/import.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"
+#include "tools/q8/validators.h"
 
 namespace q8::cli {
 
@@ -213,12 +214,14 @@ void calibrate(CalibrateOptions o) {
   for (const auto& [name, r] : table.activations) degenerate += r.degenerate();
   std::printf("calibrated %zu activations (%d all-zero) and %zu weights\n", table.activations.size(), degenerate, table.weights.size());
   report_clipping(clipping_warnings(calibrator, table, graph, choice.options, o.clip_limit), o.clip_limit, o.d.stream.strict);
-  if (!o.histograms.empty()) write_histograms(o.histograms, file), std::printf("wrote %s\n", o.histograms.c_str());
-  if (!o.json.empty()) write_json_table(o.json, table, settings_json(o, dataset)), std::printf("wrote %s\n", o.json.c_str());
-  if (!o.cache.empty()) {
-    write_file_atomically(o.cache, format_trt_cache(make_trt_cache(table, graph, o.trt_version, trt_algorithm(o.method))));
-    std::printf("wrote %s\n", o.cache.c_str());
-  }
+  // All outputs or none: each is written beside its path, and renamed once all are written.
+  StagedFiles files;
+  if (!o.histograms.empty()) files.write(o.histograms, histograms_image(file));
+  if (!o.json.empty()) files.write(o.json, format_json_table(table, settings_json(o, dataset)));
+  if (!o.cache.empty()) files.write(o.cache, format_trt_cache(make_trt_cache(table, graph, o.trt_version, trt_algorithm(o.method))));
+  files.commit();
+  for (const std::string* path : {&o.histograms, &o.json, &o.cache})
+    if (!path->empty()) std::printf("wrote %s\n", path->c_str());
 }
 
 }  // namespace
@@ -230,8 +233,10 @@ void add_calibrate_command(CLI::App& app) {
   add_dataset_options(cmd, o->d);
   auto* method = "Method";
   cmd->add_option("--method", o->method, "max, percentile, entropy or mse")->capture_default_str()->group(method);
-  cmd->add_option("--percentile", o->percentile, "for --method percentile")->capture_default_str()->group(method);
-  cmd->add_option("--bins", o->bins, "histogram bins (a power of two)")->capture_default_str()->group(method);
+  cmd->add_option("--percentile", o->percentile, "for --method percentile")->capture_default_str()->group(method)
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--bins", o->bins, "histogram bins (a power of two)")->capture_default_str()->group(method)
+      ->check(power_of_two(2, int64_t(1) << 24));
   cmd->add_option("--clip-limit", o->clip_limit, "warn about tensors whose amax clips more than this fraction of their non-zero values")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0))->group(method);
   cmd->add_flag("--skip-zeros", o->skip_zeros, "leave zeros out of histograms")->group(method);

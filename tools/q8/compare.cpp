@@ -6,12 +6,14 @@
 
 #include "datasets/model_inputs.h"
 #include "engine/io/atomic_write.h"
+#include "engine/io/numbers.h"
 #include "engine/onnx/import.h"
 #include "quant/accuracy.h"
 #include "quant/blame.h"
 #include "quant/preprocess_metadata.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"
+#include "tools/q8/validators.h"
 
 namespace q8::cli {
 
@@ -42,13 +44,7 @@ std::vector<Threshold> parse_thresholds(const std::vector<std::string>& args) {
     std::string names;
     for (const auto& n : metric_names()) known = known || n == t.metric, names += (names.empty() ? "" : ", ") + n;
     check(known, "--fail-below '" + a + "': unknown metric '" + t.metric + "' (metrics: " + names + ")");
-    try {
-      size_t used = 0;
-      t.value = std::stod(a.substr(eq + 1), &used);
-      check(used == a.size() - eq - 1, "");
-    } catch (const std::exception&) {
-      throw Error("--fail-below '" + a + "': '" + a.substr(eq + 1) + "' is not a number");
-    }
+    t.value = parse_double(a.substr(eq + 1), "--fail-below '" + a + "'");
     out.push_back(t);
   }
   return out;
@@ -172,11 +168,13 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("fp32_model", o->fp32, "FP32 ONNX model")->required();
   cmd->add_option("qdq_model", o->qdq, "its QDQ twin from q8 quantize")->required();
   cmd->add_option("--json", o->json, "write the report as JSON");
-  cmd->add_option("--layers", o->layers, "rows of the per-layer table")->capture_default_str();
-  cmd->add_option("--blame", o->blame, "isolated per-layer blame on the first N samples (0: off)")->capture_default_str();
+  cmd->add_option("--layers", o->layers, "rows of the per-layer table")->capture_default_str()->check(at_least(0));
+  cmd->add_option("--blame", o->blame, "isolated per-layer blame on the first N samples (0: off)")->capture_default_str()
+      ->check(at_least(0));
   cmd->add_option("--masks", o->masks, "per-pixel class labels for a dense output, one per sample in the data's order "
                                        "(IDX, .npy, images)");
-  cmd->add_option("--threshold", o->compare.threshold, "binarises a one-channel output map")->capture_default_str();
+  cmd->add_option("--threshold", o->compare.threshold, "binarises a one-channel output map")->capture_default_str()
+      ->check(CLI::Range(-1e30, 1e30));
   cmd->add_option("--fail-below", o->fail_below, "METRIC=VALUE: exit non-zero when INT8 misses it (top1, agreement, cosine, "
                                                  "iou, pixel-accuracy, miou: below; top1-drop, pixel-accuracy-drop, miou-drop: above)");
   add_dataset_options(cmd, o->d);

@@ -1,6 +1,10 @@
 #include "tools/q8/dataset_options.h"
 
+#include <cmath>
 #include <sstream>
+
+#include "engine/io/numbers.h"
+#include "tools/q8/validators.h"
 
 #include "engine/cpu/threads.h"
 
@@ -10,13 +14,8 @@ namespace {
 std::vector<double> parse_list(const std::string& text, const char* flag) {
   std::vector<double> out;
   std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    try {
-      out.push_back(std::stod(item));
-    } catch (const std::exception&) {
-      throw Error(std::string(flag) + " '" + text + "' is not a comma-separated list of numbers");
-    }
-  }
+  for (std::string item; std::getline(ss, item, ',');) out.push_back(parse_double(item, std::string(flag) + " '" + text + "'"));
+  check(!out.empty(), std::string(flag) + " is empty");
   return out;
 }
 }  // namespace
@@ -27,10 +26,14 @@ void DatasetOptions::resolve() {
   if (!size.empty()) {
     const size_t x = size.find('x');
     check(x != std::string::npos && x > 0 && x + 1 < size.size(), "--size '" + size + "' is not HxW");
-    pre.height = std::stoll(size.substr(0, x)), pre.width = std::stoll(size.substr(x + 1));
+    pre.height = parse_int(size.substr(0, x), "--size '" + size + "'"), pre.width = parse_int(size.substr(x + 1), "--size '" + size + "'");
+    check(pre.height > 0 && pre.width > 0 && pre.height <= 65536 && pre.width <= 65536,
+          "--size '" + size + "': height and width must be in 1..65536");
   }
   if (!mean.empty()) pre.mean = parse_list(mean, "--mean");
   if (!std.empty()) pre.std = parse_list(std, "--std");
+  for (double s : pre.std) check(s != 0, "--std " + (std.empty() ? std::string("(from --preprocess)") : std) + ": a std of 0 divides by zero");
+  check(std::isfinite(pre.scale) && pre.scale != 0, "--scale " + std::to_string(pre.scale) + ": must be finite and not 0");
 }
 
 void add_dataset_options(CLI::App* cmd, DatasetOptions& o) {
@@ -43,20 +46,23 @@ void add_dataset_options(CLI::App* cmd, DatasetOptions& o) {
       ->check(CLI::IsMember({"rgb", "bgr", "gray"}));
   cmd->add_option("--layout", o.pre.layout, "nchw or nhwc (default: from the model's input shape)")->group(pre)
       ->check(CLI::IsMember({"nchw", "nhwc"}));
-  cmd->add_option("--scale", o.pre.scale, "multiplies 8-bit pixels")->capture_default_str()->group(pre);
+  cmd->add_option("--scale", o.pre.scale, "multiplies 8-bit pixels")->capture_default_str()->group(pre)->check(CLI::Range(-1e30, 1e30));
   cmd->add_option("--mean", o.mean, "per-channel mean, after scale (a or a,b,c)")->group(pre);
   cmd->add_option("--std", o.std, "per-channel std, after scale (a or a,b,c)")->group(pre);
   cmd->add_option("--preprocess", o.preprocess_json, "JSON file with the same keys (flags given here win)")->group(pre);
   cmd->add_option("--h5-dataset", o.source.h5_dataset, "HDF5 dataset of samples")->capture_default_str()->group(pre);
   cmd->add_option("--h5-labels", o.source.h5_labels, "HDF5 dataset of labels (default: 'labels' if present)")->group(pre);
   auto* stream = "Streaming";
-  cmd->add_option("--batch-size", o.stream.batch_size, "samples per batch")->capture_default_str()->group(stream);
-  cmd->add_option("--limit", o.stream.limit, "use the first N samples of the order (0: all)")->capture_default_str()->group(stream);
+  cmd->add_option("--batch-size", o.stream.batch_size, "samples per batch")->capture_default_str()->group(stream)
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
+  cmd->add_option("--limit", o.stream.limit, "use the first N samples of the order (0: all)")->capture_default_str()->group(stream)
+      ->check(at_least(0));
   cmd->add_flag("--shuffle", o.stream.shuffle, "shuffle the order (with --seed)")->group(stream);
-  cmd->add_option("--seed", o.stream.seed, "shuffle seed")->capture_default_str()->group(stream);
+  cmd->add_option("--seed", o.stream.seed, "shuffle seed")->capture_default_str()->group(stream)->check(at_least(0));
   cmd->add_flag("--strict", o.stream.strict, "stop at the first corrupt sample instead of skipping it")->group(stream);
   cmd->add_flag("--quiet", o.quiet, "no progress on stderr")->group(stream);
-  cmd->add_option("--threads", o.threads, "compute threads (0: one per core)")->capture_default_str()->group(stream);
+  cmd->add_option("--threads", o.threads, "compute threads (0: one per core)")->capture_default_str()->group(stream)
+      ->check(CLI::Range(0, kMaxThreads));
 }
 
 }  // namespace q8::cli

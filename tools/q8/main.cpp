@@ -16,8 +16,19 @@ int main(int argc, char** argv) {
   q8::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, like every other error; --help says the rest.
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "q8: error: %s (q8 --help, or q8 COMMAND --help)\n", what.c_str());
+    return e.get_exit_code() ? e.get_exit_code() : 2;
   } catch (const q8::Error& e) {
     std::fprintf(stderr, "q8: error: %s\n", e.what());
     return 1;

@@ -3,14 +3,17 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "engine/cpu/threads.h"
 #include "engine/cpu/executor.h"
+#include "engine/io/atomic_write.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
 #include "engine/onnx/tensor_proto.h"
 #include "tools/q8/commands.h"
+#include "tools/q8/validators.h"
 #include "tools/q8/tensor_args.h"
 
 namespace q8::cli {
@@ -55,11 +58,21 @@ void run(const RunOptions& o) {
   std::filesystem::create_directories(o.output_dir, ec);
   check(!ec && std::filesystem::is_directory(o.output_dir), o.output_dir + ": cannot create output directory");
   std::printf("ran in %.2f ms\noutputs:\n", ms);
+  // Every output is written before any appears; two names that map to one file are an error.
+  StagedFiles files;
+  std::map<std::string, std::string> file_of;  // file name → output
   for (const auto& [name, t] : outputs) {
-    const std::string path = (std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).string();
-    write_npy(path, t);
+    const std::string file = file_safe_name(name) + ".npy";
+    check(!file_of.count(file), "outputs '" + file_of[file] + "' and '" + name + "' would both be written to " + file +
+                                    " in " + o.output_dir);
+    file_of[file] = name;
+  }
+  for (const auto& [name, t] : outputs)
+    files.write((std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).string(), serialize_npy(t));
+  files.commit();
+  for (const auto& [name, t] : outputs) {
     if (o.dump_output) print_output(name, t);
-    else std::printf("  %s -> %s\n", name.c_str(), path.c_str());
+    else std::printf("  %s -> %s\n", name.c_str(), (std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).c_str());
   }
 }
 
@@ -75,8 +88,8 @@ void add_run_command(CLI::App& app) {
                                         "(others default to 1)");
   cmd->add_option("--output-dir", o->output_dir, "directory for <output name>.npy")->required();
   cmd->add_option("--device", o->device, "device to run on")->capture_default_str()->check(CLI::IsMember({"cpu"}));
-  cmd->add_option("--seed", o->seed, "seed of generated inputs")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of generated inputs")->capture_default_str()->check(at_least(0));
+  cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->check(CLI::Range(0, kMaxThreads));
   cmd->add_flag("--dump-output", o->dump_output, "print each output's shape, and the top-1 of each row of 2-D outputs");
   cmd->callback([o] { run(*o); });
 }

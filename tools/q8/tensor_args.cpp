@@ -4,6 +4,7 @@
 #include <random>
 
 #include "engine/io/npy.h"
+#include "engine/io/numbers.h"
 #include "engine/onnx/tensor_proto.h"
 
 namespace q8::cli {
@@ -23,7 +24,7 @@ Dims parse_dims(const std::string& text, const std::string& what) {
     const std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
     check(!part.empty() && part.find_first_not_of("0123456789") == std::string::npos,
           what + ": shape '" + text + "' is not of the form 1x3x224x224");
-    dims.push_back(std::stoll(part));
+    dims.push_back(parse_int(part, what + ": shape '" + text + "'"));
     if (x == std::string::npos) break;
     start = x + 1;
   }

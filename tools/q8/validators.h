@@ -1,0 +1,43 @@
+// Checks for numeric flags, with messages that say the rule (CLI11 names the flag).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "engine/io/numbers.h"
+
+namespace q8::cli {
+
+// An integer >= lo.
+inline CLI::Validator at_least(int64_t lo) {
+  return CLI::Validator(
+      [lo](std::string& text) -> std::string {
+        try {
+          const int64_t v = parse_int(text, "value");
+          return v >= lo ? "" : "must be at least " + std::to_string(lo) + ", got " + text;
+        } catch (const std::exception&) {
+          return "'" + text + "' is not an integer";
+        }
+      },
+      ">= " + std::to_string(lo));
+}
+
+// A power of two in [lo, hi].
+inline CLI::Validator power_of_two(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        try {
+          const int64_t v = parse_int(text, "value");
+          if (v < lo || v > hi || (v & (v - 1)) != 0)
+            return "must be a power of two from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + text;
+          return "";
+        } catch (const std::exception&) {
+          return "'" + text + "' is not an integer";
+        }
+      },
+      "power of two");
+}
+
+}  // namespace q8::cli
