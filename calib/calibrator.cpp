@@ -51,6 +51,7 @@ void Calibrator::observe_inputs(const TensorMap& inputs) {
 
 void Calibrator::merge(const std::map<std::string, TensorObserver>& other) {
   for (const auto& [name, obs] : other) {
+    check(candidates_.count(name) > 0, "histograms hold tensor '" + name + "', which is not an activation of this model");
     check(obs.histogram().bins() == options_.bins, "cannot merge histograms of " + std::to_string(obs.histogram().bins()) +
                                                         " bins into a run of " + std::to_string(options_.bins));
     check(obs.skip_zeros() == options_.skip_zeros, "cannot merge histograms made with a different --skip-zeros setting");

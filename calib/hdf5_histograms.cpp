@@ -3,6 +3,8 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -35,6 +37,10 @@ std::string read_attr_string(hid_t obj, const char* name, const std::string& wha
   check(a >= 0, what + ": attribute '" + name + "' is missing");
   const hid_t type = H5Aget_type(a);
   const size_t size = H5Tget_size(type);
+  if (size > (1u << 20)) {
+    H5Tclose(type), H5Aclose(a);
+    throw Error(what + ": attribute '" + name + "' declares " + std::to_string(size) + " bytes; more than a q8 file holds");
+  }
   std::string value(size, '\0');
   const hid_t mem = H5Tcopy(H5T_C_S1);
   H5Tset_size(mem, size);
@@ -74,6 +80,8 @@ std::string histograms_image(const HistogramFile& file) {
   attr_number<int64_t>(f, "bins", file.bins, H5T_NATIVE_INT64);
   attr_number<int64_t>(f, "skip_zeros", file.skip_zeros, H5T_NATIVE_INT64);
   attr_number<uint64_t>(f, "samples", file.samples, H5T_NATIVE_UINT64);
+  attr_string(f, "order", file.order);
+  attr_string(f, "preprocess", file.preprocess);
   const hid_t tensors = H5Gcreate2(f, "tensors", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   int index = 0;
   for (const auto& [name, obs] : file.observers) {
@@ -111,6 +119,31 @@ std::string histograms_image(const HistogramFile& file) {
 
 void write_histograms(const std::string& path, const HistogramFile& file) { write_file_atomically(path, histograms_image(file)); }
 
+// One tensor's group against the rules the writer follows (docs/calibration.md).
+static void validate_tensor(const std::string& what, const TensorStats& s, const std::vector<uint64_t>& counts, bool has_width,
+                     int64_t exponent, bool skip_zeros) {
+  check(s.zeros <= s.elements, what + ": " + std::to_string(s.zeros) + " zeros among " + std::to_string(s.elements) + " elements");
+  check(std::isfinite(s.max_abs) && s.max_abs >= 0, what + ": max_abs " + std::to_string(s.max_abs) + " is not finite and >= 0");
+  if (s.elements > s.zeros)
+    check(std::isfinite(s.min) && std::isfinite(s.max) && s.min <= s.max && s.max_abs == std::max(std::fabs(s.min), std::fabs(s.max)),
+          what + ": min " + std::to_string(s.min) + ", max " + std::to_string(s.max) + " and max_abs " + std::to_string(s.max_abs) +
+              " disagree");
+  unsigned __int128 total = 0;
+  for (uint64_t c : counts) total += c;
+  const uint64_t want = s.elements - (skip_zeros ? s.zeros : 0);
+  check(total == want, what + ": counts sum to " + std::to_string(uint64_t(total)) + (total >> 64 ? "+2^64" : "") + ", not the " +
+                           std::to_string(want) + " values observed");
+  const double bins = double(counts.size());
+  if (has_width) {
+    check(exponent >= -149 && exponent <= 1024, what + ": width 2^" + std::to_string(exponent) + " is out of range");
+    const double w = std::ldexp(1.0, int(exponent));
+    check(s.max_abs < bins * w && (exponent == -149 || s.max_abs >= bins * w / 2),
+          what + ": width 2^" + std::to_string(exponent) + " is not the one max_abs " + std::to_string(s.max_abs) + " gives");
+  } else {
+    check(s.max_abs == 0, what + ": a histogram without a width, but max_abs " + std::to_string(s.max_abs));
+  }
+}
+
 HistogramFile read_histograms(const std::string& path) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   check(std::filesystem::exists(path), path + ": no such file");
@@ -125,6 +158,11 @@ HistogramFile read_histograms(const std::string& path) {
     file.bins = read_attr_number<int64_t>(f, "bins", H5T_NATIVE_INT64, path);
     file.skip_zeros = read_attr_number<int64_t>(f, "skip_zeros", H5T_NATIVE_INT64, path) != 0;
     file.samples = read_attr_number<uint64_t>(f, "samples", H5T_NATIVE_UINT64, path);
+    if (H5Aexists(f, "order") > 0) file.order = read_attr_string(f, "order", path);
+    if (H5Aexists(f, "preprocess") > 0) file.preprocess = read_attr_string(f, "preprocess", path);
+    check(file.bins >= 2 && file.bins <= (int64_t(1) << 24) && (file.bins & (file.bins - 1)) == 0,
+          path + ": bins " + std::to_string(file.bins) + " is not a power of two from 2 to 16777216");
+    check(file.samples < (uint64_t(1) << 53), path + ": samples " + std::to_string(file.samples) + " is not a plausible count");
     const hid_t tensors = H5Gopen2(f, "tensors", H5P_DEFAULT);
     check(tensors >= 0, path + ": has no 'tensors' group");
     H5G_info_t info;
@@ -153,9 +191,11 @@ HistogramFile read_histograms(const std::string& path) {
       const bool read = right_size && H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts.data()) >= 0;
       H5Dclose(d);
       check(read, what + ": counts are not " + std::to_string(file.bins) + " readable uint64 values");
+      const bool has_width = read_attr_number<int64_t>(g, "has_width", H5T_NATIVE_INT64, what) != 0;
+      const int64_t exponent = read_attr_number<int64_t>(g, "width_exponent", H5T_NATIVE_INT64, what);
+      validate_tensor(what, s, counts, has_width, exponent, file.skip_zeros);
       AbsHistogram h(file.bins);
-      h.assign(read_attr_number<int64_t>(g, "has_width", H5T_NATIVE_INT64, what) != 0,
-               int(read_attr_number<int64_t>(g, "width_exponent", H5T_NATIVE_INT64, what)), std::move(counts));
+      h.assign(has_width, int(exponent), std::move(counts));
       TensorObserver obs(file.bins, file.skip_zeros);
       obs.assign(s, h);
       file.observers.emplace(name, std::move(obs));

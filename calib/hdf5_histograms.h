@@ -17,12 +17,19 @@ struct HistogramFile {
   bool skip_zeros = false;
   uint64_t samples = 0;  // samples observed
   std::map<std::string, TensorObserver> observers;
+  // Provenance that --resume checks: the sample order ("sorted", "shuffled with seed 7") and the
+  // preprocessing (Preprocessing::to_json). "" in files that predate them.
+  std::string order;
+  std::string preprocess;
 };
 
 // Writes atomically (a temporary file beside path, then a rename).
 void write_histograms(const std::string& path, const HistogramFile& file);
 // The bytes of that file (for writers that commit several files together).
 std::string histograms_image(const HistogramFile& file);
+// Reads and validates: bins a power of two, every tensor's counts summing to its element count,
+// its width the one the width rule gives for its max |x|, statistics finite and consistent. An
+// Error names the file and the tensor.
 HistogramFile read_histograms(const std::string& path);
 
 }  // namespace q8

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include "calib/sha256.h"
 #include "engine/io/atomic_write.h"
@@ -71,6 +72,12 @@ void write_json_table(const std::string& path, const RangeTable& table, const st
   write_file_atomically(path, format_json_table(table, settings_json));
 }
 
+void check_amax(double amax, const std::string& what) {
+  // amax / 127 becomes a float32 scale: it must be finite, and a negative range means nothing.
+  check(std::isfinite(amax) && amax >= 0 && amax / 127.0 <= double(std::numeric_limits<float>::max()),
+        what + ": amax " + std::to_string(amax) + " is not a finite, non-negative range a float32 scale can hold");
+}
+
 RangeTable read_json_table(const std::string& path) {
   ordered_json j;
   try {
@@ -92,6 +99,7 @@ RangeTable read_json_table(const std::string& path) {
       TensorRange r;
       r.descriptor.tensor = name;
       r.descriptor.amax = {a.at("amax").get<double>()};
+      check_amax(r.descriptor.amax[0], path + ": activation '" + name + "'");
       r.descriptor.method = a.value("method", "");
       r.descriptor.num_bits = a.value("num_bits", 8);
       if (a.contains("axis") && a["axis"].is_number()) r.descriptor.axis = a["axis"].get<int64_t>();
@@ -107,9 +115,11 @@ RangeTable read_json_table(const std::string& path) {
       r.clipped = a.value("clipped", 0.0);
       t.activations[name] = std::move(r);
     }
-    for (const auto& [name, w] : j.at("weights").items())
+    for (const auto& [name, w] : j.at("weights").items()) {
       t.weights[name] = WeightRange{name, w.value("node", ""), w.value("op", ""), w.value("axis", int64_t(0)),
                                     w.at("amax").get<std::vector<double>>()};
+      for (double v : t.weights[name].amax) check_amax(v, path + ": weight '" + name + "'");
+    }
     return t;
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": malformed range table (" + std::string(e.what()) + ")");

@@ -11,6 +11,8 @@ namespace q8 {
 
 std::string format_json_table(const RangeTable& table, const std::string& settings_json);
 void write_json_table(const std::string& path, const RangeTable& table, const std::string& settings_json);
+// An activation or weight amax read from a file or flag: finite, >= 0, amax / 127 a finite float32.
+void check_amax(double amax, const std::string& what);
 RangeTable read_json_table(const std::string& path);
 // Throws an Error naming both files unless table was made for the model at model_path.
 void check_table_matches_model(const RangeTable& table, const std::string& table_path, const std::string& model_path);

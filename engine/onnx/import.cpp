@@ -28,7 +28,7 @@ ValueInfo value_info_from_proto(const onnx::ValueInfoProto& proto) {
     std::vector<Dim> dims;
     for (const auto& d : tt.shape().dim()) {
       Dim dim;
-      if (d.has_dim_value()) dim.value = d.dim_value();
+      if (d.has_dim_value() && d.dim_value() >= 0) dim.value = d.dim_value();
       else if (d.has_dim_param()) dim.symbol = d.dim_param();
       dims.push_back(dim);
     }
@@ -179,6 +179,18 @@ Graph parse_model(const std::string& bytes, const std::string& base_dir, const s
     for (const auto& n : g.node()) graph.nodes.push_back(node_from_proto(n, base_dir));
     for (const auto& in : graph.inputs)
       check(in.dtype != DType::Undefined, "input '" + in.name + "' has an unsupported or missing type");
+    // A negative size on a graph input or output is an error, not an unknown dim.
+    for (const auto* list : {&g.input(), &g.output()})
+      for (const auto& v : *list) {
+        if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+        const auto& dims = v.type().tensor_type().shape().dim();
+        for (int d = 0; d < dims.size(); ++d)
+          check(!dims[d].has_dim_value() || dims[d].dim_value() >= 0,
+                "'" + v.name() + "' declares dimension " + std::to_string(dims[d].dim_value()) + " at axis " + std::to_string(d) +
+                    "; a dimension is a size >= 0 or a symbol");
+      }
+    check(!graph.nodes.empty(), "the graph has no nodes: there is nothing to run");
+    check(!graph.outputs.empty(), "the graph has no outputs");
     sort_topologically(graph);  // before the checker: q8's message names node and value
     run_checker(model, model_path);
     return graph;

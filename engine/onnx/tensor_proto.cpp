@@ -60,14 +60,25 @@ std::string read_external(const TensorProto& proto, const std::string& base_dir,
   check(!location.empty(), what + ": external data has no location");
   check(location.find("..") == std::string::npos && location.front() != '/',
         what + ": external data location '" + location + "' leaves the model's directory");
-  const std::string path = (std::filesystem::path(base_dir) / location).string();
+  namespace fs = std::filesystem;
+  const std::string path = (fs::path(base_dir) / location).string();
+  std::error_code ec;
+  check(fs::exists(path, ec), what + ": external data file " + path + " is missing");
+  // A symlink may not lead out of the model's directory either; only regular files are read.
+  const fs::path real = fs::weakly_canonical(path, ec), dir = fs::weakly_canonical(base_dir.empty() ? "." : base_dir, ec);
+  const auto rel = real.lexically_relative(dir);
+  check(!rel.empty() && *rel.begin() != "..", what + ": external data " + path + " resolves to " + real.string() +
+                                                  ", outside the model's directory");
+  check(fs::is_regular_file(real, ec), what + ": external data " + path + " is not a regular file");
   std::ifstream in(path, std::ios::binary);
-  check(bool(in), what + ": external data file " + path + " is missing");
+  check(bool(in), what + ": external data file " + path + " cannot be read");
   in.seekg(0, std::ios::end);
   const int64_t size = in.tellg();
+  check(offset >= 0 && offset <= size, what + ": external data offset " + std::to_string(offset) + " is outside " + path +
+                                           " (" + std::to_string(size) + " bytes)");
   if (length < 0) length = size - offset;
-  check(offset >= 0 && offset + length <= size, what + ": external data " + path + " is shorter than offset " +
-                                                   std::to_string(offset) + " + length " + std::to_string(length));
+  check(length <= size - offset, what + ": external data " + path + " is shorter than offset " + std::to_string(offset) +
+                                     " + length " + std::to_string(length));
   std::string bytes(size_t(length), '\0');
   in.seekg(offset);
   in.read(bytes.data(), length);

@@ -182,7 +182,7 @@ def main():
         ("calibrate: no files of a known type", ["calibrate", FASHION, "--data", p["unknown_dir"], "--cache",
                                                  os.path.join(out, "c")], "unknown: no files of a known type"),
         ("calibrate: corrupt image with --strict", ["calibrate", FASHION, "--data", p["images"], "--strict", "--quiet",
-                                                    "--cache", os.path.join(out, "c")], "3.pgm: truncated PGM/PPM data (--strict)"),
+                                                    "--cache", os.path.join(out, "c")], "3.pgm: truncated PGM/PPM data"),
         ("calibrate: tensors of a shape preprocessing cannot fix",
          ["calibrate", FASHION, "--data", p["wrong_tensor_dir"], "--quiet", "--cache", os.path.join(out, "c")],
          "x.npy[0]: sample of shape 3x28x28 does not fit input 'input' (sample shape 1x28x28)"),

@@ -41,6 +41,7 @@ struct CalibrateOptions {
   std::string cache, json, histograms, resume;
   std::vector<std::string> merge;
   std::string trt_version = kDefaultTrtVersion;
+  bool force = false;
 };
 
 void check_writable(const std::string& path, const char* flag) {
@@ -97,6 +98,44 @@ void report_clipping(const std::vector<ClipWarning>& warnings, double limit, boo
   if (warnings.size() > 10) std::fprintf(stderr, "q8: warning:   ... and %zu more\n", warnings.size() - 10);
 }
 
+// A resumed run must continue the same run: the same data, order and preprocessing (--force
+// accepts a mismatch), and no more samples than the data has.
+void check_resume_provenance(const HistogramFile& previous, const CalibrateOptions& o, const std::string& dataset,
+                             const std::string& order, int64_t dataset_size) {
+  check(o.d.data.empty() || previous.samples <= uint64_t(dataset_size),
+        o.resume + " records " + std::to_string(previous.samples) + " samples observed, but " + o.d.data + " holds " +
+            std::to_string(dataset_size));
+  if (o.force) return;
+  const auto same = [&](const std::string& what, const std::string& before, const std::string& now) {
+    check(before == now, o.resume + " was made with " + what + " '" + before + "', this run has '" + now + "' (--force resumes anyway)");
+  };
+  same("the dataset", previous.dataset, dataset);
+  same("the order", previous.order, order);
+  same("the preprocessing", previous.preprocess, o.d.pre.to_json());
+}
+
+// Every output path differs from the others and from every input.
+void check_output_paths(const CalibrateOptions& o) {
+  namespace fs = std::filesystem;
+  const auto canonical = [](const std::string& p) { return fs::weakly_canonical(fs::absolute(p)).string(); };
+  std::vector<std::pair<std::string, std::string>> outputs;  // (flag, path)
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"--cache", &o.cache}, {"--json", &o.json},
+                                   {"--histograms", &o.histograms}})
+    if (!path->empty()) outputs.emplace_back(flag, *path);
+  std::vector<std::pair<std::string, std::string>> inputs = {{"the model", o.model}};
+  if (!o.d.data.empty()) inputs.emplace_back("--data", o.d.data);
+  if (!o.resume.empty()) inputs.emplace_back("--resume", o.resume);
+  for (const auto& m : o.merge) inputs.emplace_back("--merge", m);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t j = i + 1; j < outputs.size(); ++j)
+      check(canonical(outputs[i].second) != canonical(outputs[j].second),
+            outputs[i].first + " and " + outputs[j].first + " are the same file " + outputs[i].second);
+    for (const auto& [what, path] : inputs)
+      check(canonical(outputs[i].second) != canonical(path),
+            outputs[i].first + " " + outputs[i].second + " is " + what + ": an output would overwrite an input");
+  }
+}
+
 void calibrate(CalibrateOptions o) {
   // From here on Ctrl-C (or SIGTERM) stops the run between batches, with nothing half-written.
   std::signal(SIGINT, on_interrupt);
@@ -107,6 +146,7 @@ void calibrate(CalibrateOptions o) {
   check_writable(o.cache, "--cache");
   check_writable(o.json, "--json");
   check_writable(o.histograms, "--histograms");
+  check_output_paths(o);
   const MethodChoice choice = method_choice(o);
 
   // One read of the model serves both the graph and its fingerprint.
@@ -121,7 +161,11 @@ void calibrate(CalibrateOptions o) {
     check(previous.bins == o.bins && previous.skip_zeros == o.skip_zeros,
           o.resume + " was made with --bins " + std::to_string(previous.bins) + (previous.skip_zeros ? " --skip-zeros" : "") +
               "; resume with the same settings");
-    calibrator.merge(previous.observers);
+    try {
+      calibrator.merge(previous.observers);
+    } catch (const Error& e) {
+      throw e.with_context(o.resume);
+    }
     o.d.stream.skip = int64_t(previous.samples);
   }
   uint64_t merged_samples = 0;
@@ -132,13 +176,18 @@ void calibrate(CalibrateOptions o) {
     check(shard.bins == o.bins && shard.skip_zeros == o.skip_zeros,
           path + " was made with --bins " + std::to_string(shard.bins) + (shard.skip_zeros ? " --skip-zeros" : "") +
               "; merge with the same settings");
-    calibrator.merge(shard.observers);
+    try {
+      calibrator.merge(shard.observers);
+    } catch (const Error& e) {
+      throw e.with_context(path);
+    }
     merged_samples += shard.samples;
     merged_from += (merged_from.empty() ? "" : " + ") + shard.dataset;
   }
 
   std::printf("=== q8 calibrate ===\nmodel:         %s (opset %lld, sha256 %.12s…)\n", o.model.c_str(),
               static_cast<long long>(graph.opset()), sha.c_str());
+  const std::string order = o.d.stream.shuffle ? "shuffled with seed " + std::to_string(o.d.stream.seed) : "sorted";
   std::unique_ptr<BatchStream> stream;
   std::vector<StreamInput> inputs;
   std::string dataset = merged_from;
@@ -150,6 +199,7 @@ void calibrate(CalibrateOptions o) {
     }
     inputs = open_model_inputs(graph, o.d.data, o.d.pre, o.d.source);
     stream = std::make_unique<BatchStream>(inputs, o.d.pre, o.d.stream);
+    check(stream->dataset_size() > 0, o.d.data + ": holds no samples (" + inputs[0].source->describe() + ")");
     dataset = inputs[0].source->describe() + " at " + o.d.data;
     for (const auto& in : inputs)
       std::printf("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
@@ -160,6 +210,7 @@ void calibrate(CalibrateOptions o) {
                 o.d.stream.skip ? (", resuming after " + std::to_string(o.d.stream.skip)).c_str() : "");
     std::printf("preprocessing: %s\n", o.d.pre.describe().c_str());
   }
+  if (!o.resume.empty()) check_resume_provenance(previous, o, dataset, order, stream ? stream->dataset_size() : 0);
   if (!o.merge.empty()) std::printf("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(merged_samples));
   std::printf("method:        %s%s, %lld bins%s\n", o.method.c_str(),
               o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "", static_cast<long long>(o.bins),
@@ -188,7 +239,7 @@ void calibrate(CalibrateOptions o) {
       std::fprintf(stderr, "q8: warning: skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
   }
   HistogramFile file{sha, Q8_VERSION, dataset, o.bins, o.skip_zeros,
-                     previous.samples + merged_samples + uint64_t(run.positions), calibrator.observers()};
+                     previous.samples + merged_samples + uint64_t(run.positions), calibrator.observers(), order, o.d.pre.to_json()};
   if (run.interrupted) {
     if (!o.histograms.empty()) {
       write_histograms(o.histograms, file);
@@ -248,6 +299,7 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--trt-version", o->trt_version, "TensorRT version in the cache header (7000, 8601, 100300)")
       ->capture_default_str()->group(out);
   cmd->add_option("--resume", o->resume, "continue the run saved in this HDF5 file")->group(out);
+  cmd->add_flag("--force", o->force, "resume although the data, order or preprocessing differ from the saved run's")->group(out);
   cmd->add_option("--merge", o->merge, "add the histograms of this HDF5 file (shards calibrated apart); repeatable")->group(out);
   cmd->callback([o] { calibrate(*o); });
 }

@@ -1,6 +1,7 @@
 // q8 compare FP32_MODEL QDQ_MODEL --data PATH: INT8 against FP32 with the metrics the output's
 // shape calls for (quant/accuracy.h), per-layer SQNR worst first; JSON with --json;
 // --fail-below METRIC=VALUE exits non-zero when INT8 misses it.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -95,6 +96,8 @@ void print_blame(const BlameReport& b, int64_t rows) {
 void compare(CompareCliOptions o) {
   const std::vector<Threshold> thresholds = parse_thresholds(o.fail_below);
   const Graph fp32 = load_model(o.fp32), qdq = load_model(o.qdq);
+  check(std::any_of(qdq.nodes.begin(), qdq.nodes.end(), [](const Node& n) { return n.op_type == "DequantizeLinear"; }),
+        o.qdq + ": has no DequantizeLinear: not a QDQ model (give the model q8 quantize wrote)");
   // The preprocessing calibration used travels in the QDQ model; flags given here replace it.
   std::string preprocessing_from = "flags";
   if (!o.preprocessing_given) {

@@ -9,6 +9,7 @@
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
 #include "calib/methods/method.h"
+#include "calib/sha256.h"
 #include "calib/trt_cache.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/export.h"
@@ -29,20 +30,24 @@ struct QuantizeOptions {
 
 // {"tensor": {"amax": 3.5}, "other": {"method": "mse"}, …}: ranges to use instead of the
 // table's. A method recomputes amax from the run's HDF5 histograms (--histograms).
-void apply_overrides(RangeTable& table, const std::string& path, const std::string& histograms_path, std::set<std::string>& pinned) {
+void apply_overrides(RangeTable& table, const std::string& path, const std::string& histograms_path, std::set<std::string>& pinned,
+                     const std::string& model_sha256) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(read_file(path));
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }
+  check(j.is_object(), path + ": overrides must be a JSON object {\"tensor\": {...}}");
   std::optional<HistogramFile> histograms;
   for (const auto& [name, o] : j.items()) {
+    check(table.activations.count(name) > 0, path + ": '" + name + "' is not a calibrated activation of the model");
     auto& r = table.activations[name];
     r.descriptor.tensor = name;
     pinned.insert(name);
     if (o.is_object() && o.contains("amax") && o["amax"].is_number()) {
       r.descriptor.amax = {o["amax"].get<double>()};
+      check_amax(r.descriptor.amax[0], path + ": entry '" + name + "'");
       r.descriptor.method = "override";
       continue;
     }
@@ -53,7 +58,12 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
     check(method != nullptr, path + ": entry '" + name + "': unknown method '" + method_name + "' (methods: " + method_names() + ")");
     check(!histograms_path.empty(), path + ": entry '" + name + "' asks for method " + method_name +
                                         "; give --histograms FILE.h5 from the calibration run");
-    if (!histograms) histograms = read_histograms(histograms_path);
+    if (!histograms) {
+      histograms = read_histograms(histograms_path);
+      check(histograms->model_sha256 == model_sha256, histograms_path + " was made for another model (sha256 " +
+                                                          histograms->model_sha256.substr(0, 12) + "…) than the one quantized (sha256 " +
+                                                          model_sha256.substr(0, 12) + "…)");
+    }
     auto it = histograms->observers.find(name);
     check(it != histograms->observers.end(), histograms_path + " has no histogram for '" + name + "'");
     MethodOptions options;
@@ -84,7 +94,7 @@ void quantize(QuantizeOptions o) {
     table = read_json_table(o.calib);
     check_table_matches_model(table, o.calib, o.model);
   }
-  if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned);
+  if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned, sha256_hex(read_file(o.model)));
   QuantizeReport report;
   Graph qdq = quantize_graph(std::move(graph), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
   if (!table.preprocess.empty()) qdq.metadata[kPreprocessMetadataKey] = table.preprocess;
