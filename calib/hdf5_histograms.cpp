@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "engine/io/atomic_write.h"
@@ -36,6 +37,18 @@ std::string read_attr_string(hid_t obj, const char* name, const std::string& wha
   const hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
   check(a >= 0, what + ": attribute '" + name + "' is missing");
   const hid_t type = H5Aget_type(a);
+  if (H5Tis_variable_str(type) > 0) {  // written by h5py and others: a char* to read through
+    char* text = nullptr;
+    const hid_t mem = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mem, H5T_VARIABLE);
+    H5Tset_cset(mem, H5Tget_cset(type));
+    const bool ok = H5Aread(a, mem, &text) >= 0 && text != nullptr;
+    std::string value = ok ? std::string(text, strnlen(text, 1u << 20)) : "";
+    if (ok) H5free_memory(text);
+    H5Tclose(mem), H5Tclose(type), H5Aclose(a);
+    check(ok, what + ": attribute '" + name + "' cannot be read as a string");
+    return value;
+  }
   const size_t size = H5Tget_size(type);
   if (size > (1u << 20)) {
     H5Tclose(type), H5Aclose(a);

@@ -79,6 +79,11 @@ NpyHeader parse_npy_header(const std::string& bytes, const std::string& what) {
   for (; it != end; ++it) dims.push_back(parse_int(it->str(), what + ": .npy header shape"));
 
   for (int64_t d : dims) check(d >= 0 && d < (int64_t(1) << 40), what + ": .npy shape is out of range");
+  try {
+    checked_bytes(dtype, dims);  // the element count fits 64 bits and the memory limit
+  } catch (const Error& e) {
+    throw e.with_context(what);
+  }
   return {dtype, dims, header_start + header_len};
 }
 

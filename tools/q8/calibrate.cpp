@@ -2,6 +2,7 @@
 // streams a dataset through the FP32 graph and writes calibration data (docs/calibration.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -48,6 +49,8 @@ void check_writable(const std::string& path, const char* flag) {
   if (path.empty()) return;
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  check(!fs::is_directory(path), std::string(flag) + " " + path + ": is a directory");
+  check(fs::path(path).filename().string().size() < 250, std::string(flag) + " " + path + ": the file name is too long");
   check(fs::is_directory(dir) && ::access(dir.c_str(), W_OK) == 0,
         std::string(flag) + " " + path + ": cannot write there (directory missing or read-only)");
 }
@@ -102,16 +105,17 @@ void report_clipping(const std::vector<ClipWarning>& warnings, double limit, boo
 // accepts a mismatch), and no more samples than the data has.
 void check_resume_provenance(const HistogramFile& previous, const CalibrateOptions& o, const std::string& dataset,
                              const std::string& order, int64_t dataset_size) {
+  if (!o.force) {
+    const auto same = [&](const std::string& what, const std::string& before, const std::string& now) {
+      check(before == now, o.resume + " was made with " + what + " '" + before + "', this run has '" + now + "' (--force resumes anyway)");
+    };
+    same("the dataset", previous.dataset, dataset);
+    same("the order", previous.order, order);
+    same("the preprocessing", previous.preprocess, o.d.pre.to_json());
+  }
   check(o.d.data.empty() || previous.samples <= uint64_t(dataset_size),
         o.resume + " records " + std::to_string(previous.samples) + " samples observed, but " + o.d.data + " holds " +
             std::to_string(dataset_size));
-  if (o.force) return;
-  const auto same = [&](const std::string& what, const std::string& before, const std::string& now) {
-    check(before == now, o.resume + " was made with " + what + " '" + before + "', this run has '" + now + "' (--force resumes anyway)");
-  };
-  same("the dataset", previous.dataset, dataset);
-  same("the order", previous.order, order);
-  same("the preprocessing", previous.preprocess, o.d.pre.to_json());
 }
 
 // Every output path differs from the others and from every input.
@@ -154,6 +158,11 @@ void calibrate(CalibrateOptions o) {
   const Graph graph = parse_model(model_bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
   const std::string sha = sha256_hex(model_bytes);
   Calibrator calibrator(graph, {o.bins, o.skip_zeros});
+  for (const auto& [name, method] : choice.overrides) {
+    const bool op_type = std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return n.op_type == name; });
+    check(op_type || calibrator.candidates().count(name), "--override " + name + "=" + method +
+                                                              ": no activation or op type of that name in the model");
+  }
   HistogramFile previous;
   if (!o.resume.empty()) {
     previous = read_histograms(o.resume);
@@ -198,6 +207,8 @@ void calibrate(CalibrateOptions o) {
       o.d.stream.batch_size = *fixed;
     }
     inputs = open_model_inputs(graph, o.d.data, o.d.pre, o.d.source);
+    if (!o.resume.empty())
+      check_resume_provenance(previous, o, inputs[0].source->describe() + " at " + o.d.data, order, int64_t(inputs[0].source->size()));
     stream = std::make_unique<BatchStream>(inputs, o.d.pre, o.d.stream);
     check(stream->dataset_size() > 0, o.d.data + ": holds no samples (" + inputs[0].source->describe() + ")");
     dataset = inputs[0].source->describe() + " at " + o.d.data;
@@ -210,7 +221,7 @@ void calibrate(CalibrateOptions o) {
                 o.d.stream.skip ? (", resuming after " + std::to_string(o.d.stream.skip)).c_str() : "");
     std::printf("preprocessing: %s\n", o.d.pre.describe().c_str());
   }
-  if (!o.resume.empty()) check_resume_provenance(previous, o, dataset, order, stream ? stream->dataset_size() : 0);
+
   if (!o.merge.empty()) std::printf("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(merged_samples));
   std::printf("method:        %s%s, %lld bins%s\n", o.method.c_str(),
               o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "", static_cast<long long>(o.bins),
