@@ -7,6 +7,7 @@
 
 #include "calib/sha256.h"
 #include "engine/io/atomic_write.h"
+#include "engine/io/json_int.h"
 
 namespace q8 {
 
@@ -91,24 +92,25 @@ RangeTable read_json_table(const std::string& path) {
     t.q8_version = j.value("q8_version", "");
     t.model_sha256 = j.value("model_sha256", "");
     t.dataset = j.value("dataset", "");
-    t.samples = j.value("samples", uint64_t(0));
+    t.samples = json_int_or<uint64_t>(j, "samples", 0, path);
     if (j.contains("settings") && j["settings"].is_object() && j["settings"].contains("preprocess") &&
         j["settings"]["preprocess"].is_object())
       t.preprocess = j["settings"]["preprocess"].dump();
     for (const auto& [name, a] : j.at("activations").items()) {
+      const std::string where = path + ": activation '" + name + "'";
       TensorRange r;
       r.descriptor.tensor = name;
       r.descriptor.amax = {a.at("amax").get<double>()};
       check_amax(r.descriptor.amax[0], path + ": activation '" + name + "'");
       r.descriptor.method = a.value("method", "");
-      r.descriptor.num_bits = a.value("num_bits", 8);
-      if (a.contains("axis") && a["axis"].is_number()) r.descriptor.axis = a["axis"].get<int64_t>();
+      r.descriptor.num_bits = json_int_or<int>(a, "num_bits", 8, where);
+      if (a.contains("axis") && !a["axis"].is_null()) r.descriptor.axis = json_int<int64_t>(a["axis"], where + ": \"axis\"");
       r.producer_op = a.value("producer_op", "");
-      r.stats.elements = a.value("elements", uint64_t(0));
-      r.stats.zeros = a.value("zeros", uint64_t(0));
-      r.stats.nan = a.value("nan", uint64_t(0));
-      r.stats.pos_inf = a.value("pos_inf", uint64_t(0));
-      r.stats.neg_inf = a.value("neg_inf", uint64_t(0));
+      r.stats.elements = json_int_or<uint64_t>(a, "elements", 0, where);
+      r.stats.zeros = json_int_or<uint64_t>(a, "zeros", 0, where);
+      r.stats.nan = json_int_or<uint64_t>(a, "nan", 0, where);
+      r.stats.pos_inf = json_int_or<uint64_t>(a, "pos_inf", 0, where);
+      r.stats.neg_inf = json_int_or<uint64_t>(a, "neg_inf", 0, where);
       r.stats.min = number_or(a.value("min", ordered_json()), INFINITY);
       r.stats.max = number_or(a.value("max", ordered_json()), -INFINITY);
       r.stats.max_abs = a.value("max_abs", 0.0);
@@ -116,7 +118,7 @@ RangeTable read_json_table(const std::string& path) {
       t.activations[name] = std::move(r);
     }
     for (const auto& [name, w] : j.at("weights").items()) {
-      t.weights[name] = WeightRange{name, w.value("node", ""), w.value("op", ""), w.value("axis", int64_t(0)),
+      t.weights[name] = WeightRange{name, w.value("node", ""), w.value("op", ""), json_int_or<int64_t>(w, "axis", 0, path + ": weight '" + name + "'"),
                                     w.at("amax").get<std::vector<double>>()};
       for (double v : t.weights[name].amax) check_amax(v, path + ": weight '" + name + "'");
     }

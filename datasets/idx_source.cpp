@@ -39,9 +39,10 @@ IdxArray read_idx(const std::string& path) {
     const uint8_t* p = bytes.data() + 4 + 4 * d;
     const int64_t dim = int64_t(p[0]) << 24 | int64_t(p[1]) << 16 | int64_t(p[2]) << 8 | int64_t(p[3]);
     a.dims.push_back(dim);
-    count *= uint64_t(dim);
+    check(!__builtin_mul_overflow(count, uint64_t(dim), &count), path + ": IDX dimensions overflow 64 bits");
   }
   const size_t offset = 4 + 4 * size_t(rank);
+  check(count <= (uint64_t(1) << 50), path + ": IDX dimensions declare " + std::to_string(count) + " elements");
   check(bytes.size() - offset >= count * elem, path + ": truncated IDX data (" + std::to_string(bytes.size() - offset) +
                                                    " of " + std::to_string(count * elem) + " bytes)");
   a.data.assign(bytes.begin() + long(offset), bytes.begin() + long(offset + count * elem));
@@ -68,6 +69,7 @@ RawSample IdxSource::load(size_t i) const {
   RawSample s;
   s.kind = RawSample::Kind::Image;
   s.image.height = height_, s.image.width = width_, s.image.channels = 1;
+  check(i < size_t(count_), images_path_ + ": sample " + std::to_string(i) + " of " + std::to_string(count_));
   const size_t n = size_t(height_ * width_);
   s.image.pixels.assign(pixels_.begin() + long(i * n), pixels_.begin() + long((i + 1) * n));
   return s;

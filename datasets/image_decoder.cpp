@@ -62,15 +62,20 @@ Image decode_image(const std::string& path) {
     throw DecodeError(e.what());
   }
   int w = 0, h = 0, c = 0;
-  if (stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), int(bytes.size()), &w, &h, &c) &&
-      double(w) * double(h) * double(c) > double(1u << 30))
-    throw DecodeError(path + ": a " + std::to_string(w) + "x" + std::to_string(h) + " image is larger than q8 decodes (1 GiB of pixels)");
+  // Sizes come from the header: check them, and the bytes an uncompressed format promises,
+  // before stb allocates the pixels.
+  if (stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), int(bytes.size()), &w, &h, &c)) {
+    if (double(w) * double(h) * double(c) > double(1u << 28))
+      throw DecodeError(path + ": a " + std::to_string(w) + "x" + std::to_string(h) + " image is larger than q8 decodes (256 MiB of pixels)");
+    if (const size_t promised = promised_bytes(bytes, w, h, c); bytes.size() < promised)
+      throw DecodeError(path + ": truncated " + (bytes.rfind("BM", 0) == 0 ? "BMP" : "PGM/PPM") + " data (" +
+                        std::to_string(bytes.size()) + " of " + std::to_string(promised) + " bytes)");
+  }
   stbi_uc* data = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), int(bytes.size()), &w, &h, &c, 0);
   if (!data) throw DecodeError(path + ": cannot decode image (" + std::string(stbi_failure_reason()) + ")");
-  if (const size_t promised = promised_bytes(bytes, w, h, c); bytes.size() < promised) {
+  if (w <= 0 || h <= 0) {
     stbi_image_free(data);
-    throw DecodeError(path + ": truncated " + (bytes.rfind("BM", 0) == 0 ? "BMP" : "PGM/PPM") + " data (" +
-                      std::to_string(bytes.size()) + " of " + std::to_string(promised) + " bytes)");
+    throw DecodeError(path + ": an image of " + std::to_string(w) + "x" + std::to_string(h) + " pixels");
   }
   Image img;
   img.height = h, img.width = w, img.channels = c == 2 ? 1 : c;  // grey+alpha: keep grey

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/io/atomic_write.h"
+#include "engine/io/json_int.h"
 
 namespace q8 {
 
@@ -42,9 +43,9 @@ void Preprocessing::merge_json_text(const std::string& text, const std::string& 
       else if (k == "mean") mean = it->is_array() ? it->get<std::vector<double>>() : std::vector<double>{it->get<double>()};
       else if (k == "std") std = it->is_array() ? it->get<std::vector<double>>() : std::vector<double>{it->get<double>()};
       else if (k == "size") {
-        const auto s = it->get<std::vector<int64_t>>();
-        check(s.size() == 2, path + ": \"size\" must be [height, width]");
-        height = s[0], width = s[1];
+        check(it->is_array() && it->size() == 2, path + ": \"size\" must be [height, width]");
+        height = json_int<int64_t>((*it)[0], path + ": \"size\""), width = json_int<int64_t>((*it)[1], path + ": \"size\"");
+        check(height > 0 && width > 0 && height <= 65536 && width <= 65536, path + ": \"size\" must be in 1..65536");
       } else {
         throw Error(path + ": unknown preprocessing key '" + k + "' (resize, color, layout, scale, mean, std, size)");
       }

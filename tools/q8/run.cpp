@@ -63,9 +63,8 @@ void run(const RunOptions& o) {
   std::map<std::string, std::string> file_of;  // file name → output
   for (const auto& [name, t] : outputs) {
     const std::string file = file_safe_name(name) + ".npy";
-    check(!file_of.count(file), "outputs '" + file_of[file] + "' and '" + name + "' would both be written to " + file +
-                                    " in " + o.output_dir);
-    file_of[file] = name;
+    const auto [it, fresh] = file_of.emplace(file, name);
+    check(fresh, "outputs '" + it->second + "' and '" + name + "' would both be written to " + file + " in " + o.output_dir);
   }
   for (const auto& [name, t] : outputs)
     files.write((std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).string(), serialize_npy(t));

@@ -1,4 +1,4 @@
-// libFuzzer target: arbitrary bytes through q8's ONNX loader. Every input must either load or
+// libFuzzer target: bytes as an ONNX model. Every input must either load or
 // raise q8::Error; crashes, sanitizer reports and other exceptions are bugs.
 #include <cstddef>
 #include <cstdint>
