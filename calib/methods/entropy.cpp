@@ -1,7 +1,8 @@
 // entropy: TensorRT's KL-divergence threshold (EntropyCalibration2) — for each candidate bin
 // count n, P clips the outliers into bin n − 1, Q merges the unclipped bins into 128 levels
 // spread over their non-zero bins, and amax = (n* − 0.5) · w for the first n* minimizing
-// KL(P‖Q). Bin 0 counts as bin 1 does, as in pytorch-quantization (docs/calibration.md).
+// KL(P‖Q). Bin 0 counts as bin 1 does, as in pytorch-quantization, and candidates that saturate
+// more than 1 % of the non-zero values are left out (docs/calibration.md).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,9 +56,21 @@ class EntropyMethod final : public CalibrationMethod {
     // near-zero bulk of a Softmax): it takes bin 1's count, as in pytorch-quantization, so that
     // spike cannot pull the threshold down (docs/calibration.md, "The zero spike").
     std::vector<uint64_t> c = search_counts(h, stats, options);
+    // The spike guard: saturated(b) = the non-zero values in bins b and up (suffix sums).
+    std::vector<double> above(c.size() + 1, 0.0);
+    for (size_t b = c.size(); b-- > 0;) above[b] = above[b + 1] + double(c[b]);
+    const double nonzero = double(stats.elements - std::min(stats.elements, stats.zeros));
     if (c.size() > 1) c[0] = c[1];
     const int64_t used = int64_t(c.size());
-    const auto n = h.empty() ? std::nullopt : least_cost_bins(used, [&](int64_t n) { return entropy_kl(c, n); });
+    const auto kl = [&](int64_t n) {
+      // A candidate that saturates more than kEntropySaturationLimit of the non-zero values is
+      // left out: a spike at the threshold hides that loss from the KL divergence.
+      const double bound = (double(n) - 0.5) * (1.0 + 1.0 / 254.0);  // in bins
+      const size_t first = std::min(c.size(), size_t(std::ceil(bound)));
+      if (nonzero > 0 && above[first] > kEntropySaturationLimit * nonzero) return std::numeric_limits<double>::infinity();
+      return entropy_kl(c, n);
+    };
+    const auto n = h.empty() ? std::nullopt : least_cost_bins(used, kl);
     // The centre of the last kept bin, never above the largest value seen.
     return n ? std::min((double(*n) - 0.5) * h.width(), stats.max_abs) : stats.max_abs;
   }

@@ -26,6 +26,9 @@ std::vector<uint64_t> search_counts(const AbsHistogram& h, const TensorStats& st
 // The method q8 calibrates with unless told otherwise (docs/calibration.md, "The default").
 inline constexpr const char* kDefaultMethod = "mse";
 
+// entropy leaves out thresholds that saturate more than this fraction of the non-zero values.
+inline constexpr double kEntropySaturationLimit = 0.01;
+
 // Quantized levels the histogram methods search over (TensorRT's 128).
 inline constexpr int64_t kQuantizedLevels = 128;
 

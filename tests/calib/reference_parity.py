@@ -83,14 +83,20 @@ def ref_percentile(c, w, p):
     raise AssertionError("unreachable")
 
 
-def ref_entropy(c, w, max_abs):
+def ref_entropy(c, w, max_abs, zeros):
     used = int(np.nonzero(c)[0].max()) + 1
     if used < LEVELS:
         return max_abs
     c = c[:used].astype(np.float64)
+    nonzero = c.sum() - zeros
+    c[0] -= zeros
+    above = np.concatenate([np.cumsum(c[::-1])[::-1], [0.0]])  # values in bins b and up
     c[0] = c[1]  # the zero spike neutralised, as pytorch-quantization does
     best, best_n = np.inf, used
     for n in range(LEVELS, used + 1):
+        first = min(used, int(np.ceil((n - 0.5) * (1 + 1 / 254))))
+        if nonzero > 0 and above[first] > 0.01 * nonzero:
+            continue  # the spike guard: saturates more than 1 % of the non-zero values
         p = c[:n].copy()
         p[n - 1] += c[n:].sum()
         level = (LEVELS * np.arange(n)) // n
@@ -174,7 +180,7 @@ def main():
                 elif method == "percentile":
                     want = ref_percentile(counts, w, 99.99)
                 elif method == "entropy":
-                    want = ref_entropy(counts, w, max_abs)
+                    want = ref_entropy(counts, w, max_abs, int(np.sum(data32 == 0)))
                 else:
                     want = ref_mse(counts, w, max_abs, int(np.sum(data32 == 0)))
                 if want < 2.0 ** -24:
