@@ -116,6 +116,7 @@ def fixtures(binary, w):
     json.dump({"nowhere": {"amax": 1.0}}, open(f"{w}/ov_unknown.json", "w"))
     json.dump({first: {"amax": -3.0}}, open(f"{w}/ov_negative.json", "w"))
     json.dump([1, 2], open(f"{w}/ov_array.json", "w"))
+    json.dump({first: {"method": "kl"}}, open(f"{w}/ov_kl.json", "w"))
     json.dump({first: {"method": "max"}}, open(f"{w}/ov_method.json", "w"))
 
     def h5_edit(name, fn):
@@ -227,6 +228,10 @@ def cases(p, w):
         ("--cache and --json the same file", cal + ["--cache", f"{w}/same.out", "--json", f"{w}/same.out"], "are the same file"),
         ("--json over the model", ["calibrate", p["other"], "--data", TEST, "--limit", "8", "--json", p["other"]],
          "would overwrite an input"),
+        ("quantize -o over its range table", ["quantize", FASHION, "--calib", f"{w}/table.json", "-o", f"{w}/table.json"],
+         "would overwrite an input"),
+        ("overrides with an unknown method", ["quantize", FASHION, "--calib", f"{w}/table.json", "--overrides", f"{w}/ov_kl.json",
+                                              "-o", f"{w}/q.onnx"], "unknown method 'kl'"),
         ("--json a directory", cal + ["--json", f"{w}/readonly"], "is a directory"),
         ("--json with a 300-character name", cal + ["--json", f"{w}/" + "n" * 300 + ".json"], "too long"),
     ]

@@ -1,14 +1,15 @@
 // q8 quantize MODEL --calib TABLE.json -o OUT.onnx: folds BatchNorm, inserts Q/DQ by the per-op
 // rules and writes a QDQ model that onnx::checker accepts (docs/quantization.md).
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <set>
 
-#include <nlohmann/json.hpp>
 
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
 #include "calib/methods/method.h"
+#include "calib/overrides.h"
 #include "calib/sha256.h"
 #include "calib/trt_cache.h"
 #include "engine/io/atomic_write.h"
@@ -28,35 +29,22 @@ struct QuantizeOptions {
   QuantOptions quant;
 };
 
-// {"tensor": {"amax": 3.5}, "other": {"method": "mse"}, …}: ranges to use instead of the
-// table's. A method recomputes amax from the run's HDF5 histograms (--histograms).
+// Applies --overrides (calib/overrides.h) to the table: an amax as given, a method recomputed from
+// the run's HDF5 histograms (--histograms, which must be this model's).
 void apply_overrides(RangeTable& table, const std::string& path, const std::string& histograms_path, std::set<std::string>& pinned,
                      const std::string& model_sha256) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  check(j.is_object(), path + ": overrides must be a JSON object {\"tensor\": {...}}");
   std::optional<HistogramFile> histograms;
-  for (const auto& [name, o] : j.items()) {
+  for (const auto& [name, o] : parse_overrides(read_file(path), path)) {
     check(table.activations.count(name) > 0, path + ": '" + name + "' is not a calibrated activation of the model");
     auto& r = table.activations[name];
     r.descriptor.tensor = name;
     pinned.insert(name);
-    if (o.is_object() && o.contains("amax") && o["amax"].is_number()) {
-      r.descriptor.amax = {o["amax"].get<double>()};
-      check_amax(r.descriptor.amax[0], path + ": entry '" + name + "'");
+    if (o.amax) {
+      r.descriptor.amax = {*o.amax};
       r.descriptor.method = "override";
       continue;
     }
-    check(o.is_object() && o.contains("method") && o["method"].is_string(),
-          path + ": entry '" + name + "' needs {\"amax\": number} or {\"method\": name}");
-    const std::string method_name = o["method"].get<std::string>();
-    const CalibrationMethod* method = find_method(method_name);
-    check(method != nullptr, path + ": entry '" + name + "': unknown method '" + method_name + "' (methods: " + method_names() + ")");
-    check(!histograms_path.empty(), path + ": entry '" + name + "' asks for method " + method_name +
+    check(!histograms_path.empty(), path + ": entry '" + name + "' asks for method " + o.method +
                                         "; give --histograms FILE.h5 from the calibration run");
     if (!histograms) {
       histograms = read_histograms(histograms_path);
@@ -68,8 +56,8 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
     check(it != histograms->observers.end(), histograms_path + " has no histogram for '" + name + "'");
     MethodOptions options;
     options.histogram_has_zeros = !it->second.skip_zeros();
-    r.descriptor.amax = {method->amax(it->second.histogram(), it->second.stats(), options)};
-    r.descriptor.method = method_name;
+    r.descriptor.amax = {find_method(o.method)->amax(it->second.histogram(), it->second.stats(), options)};
+    r.descriptor.method = o.method;
   }
 }
 
@@ -79,6 +67,11 @@ void quantize(QuantizeOptions o) {
               o.model.c_str(), o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str(),
               o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32");
+  namespace fs = std::filesystem;
+  for (const auto& [what, path] : {std::pair<const char*, const std::string*>{"the model", &o.model}, {"--calib", &o.calib},
+                                   {"--overrides", &o.overrides}, {"--histograms", &o.histograms}})
+    check(path->empty() || fs::weakly_canonical(fs::absolute(*path)) != fs::weakly_canonical(fs::absolute(o.output)),
+          "-o " + o.output + " is " + what + ": the output would overwrite an input");
   Graph graph = load_model(o.model);
   RangeTable table;
   const std::string calib_text = read_file(o.calib);
