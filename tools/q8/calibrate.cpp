@@ -101,6 +101,15 @@ void report_clipping(const std::vector<ClipWarning>& warnings, double limit, boo
   if (warnings.size() > 10) std::fprintf(stderr, "q8: warning:   ... and %zu more\n", warnings.size() - 10);
 }
 
+// What the data is: its description, path, and a hash of every sample's origin (file names, or
+// file[index]) of every input, so a folder whose files changed is another dataset.
+std::string dataset_identity(const std::vector<StreamInput>& inputs, const std::string& path) {
+  std::string origins;
+  for (const auto& in : inputs)
+    for (size_t i = 0; i < in.source->size(); ++i) origins += in.source->origin(i) + "\n";
+  return inputs[0].source->describe() + " at " + path + " (sample list sha256 " + sha256_hex(origins).substr(0, 16) + ")";
+}
+
 // A resumed run must continue the same run: the same data, order and preprocessing (--force
 // accepts a mismatch), and no more samples than the data has.
 void check_resume_provenance(const HistogramFile& previous, const CalibrateOptions& o, const std::string& dataset,
@@ -207,11 +216,10 @@ void calibrate(CalibrateOptions o) {
       o.d.stream.batch_size = *fixed;
     }
     inputs = open_model_inputs(graph, o.d.data, o.d.pre, o.d.source);
-    if (!o.resume.empty())
-      check_resume_provenance(previous, o, inputs[0].source->describe() + " at " + o.d.data, order, int64_t(inputs[0].source->size()));
+    dataset = dataset_identity(inputs, o.d.data);
+    if (!o.resume.empty()) check_resume_provenance(previous, o, dataset, order, int64_t(inputs[0].source->size()));
     stream = std::make_unique<BatchStream>(inputs, o.d.pre, o.d.stream);
     check(stream->dataset_size() > 0, o.d.data + ": holds no samples (" + inputs[0].source->describe() + ")");
-    dataset = inputs[0].source->describe() + " at " + o.d.data;
     for (const auto& in : inputs)
       std::printf("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
                   dims_to_string(in.spec.sample_dims).c_str(), in.source->describe().c_str());
