@@ -7,9 +7,9 @@
 namespace q8 {
 
 double clipped_fraction(const AbsHistogram& h, const TensorStats& stats, double amax) {
-  const uint64_t nonzero = stats.elements - std::min(stats.elements, stats.zeros);
+  const uint64_t nonzero = stats.nonzero();
   if (amax >= stats.max_abs || nonzero == 0 || h.empty()) return 0.0;
-  const double w = h.width(), bound = amax * (1.0 + 1.0 / 254.0);
+  const double w = h.width(), bound = saturation_bound(amax);
   const auto& c = h.counts();
   double clipped = 0;
   for (size_t b = 0; b < c.size(); ++b) {

@@ -1,6 +1,7 @@
 // What calibration keeps of one tensor across every batch: statistics and an |x| histogram.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -16,6 +17,8 @@ struct TensorStats {
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
   double max_abs = 0;
+
+  uint64_t nonzero() const { return elements - std::min(elements, zeros); }
 
   void merge(const TensorStats& other);
 };

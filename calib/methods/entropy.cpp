@@ -59,13 +59,13 @@ class EntropyMethod final : public CalibrationMethod {
     // The spike guard: saturated(b) = the non-zero values in bins b and up (suffix sums).
     std::vector<double> above(c.size() + 1, 0.0);
     for (size_t b = c.size(); b-- > 0;) above[b] = above[b + 1] + double(c[b]);
-    const double nonzero = double(stats.elements - std::min(stats.elements, stats.zeros));
+    const double nonzero = double(stats.nonzero());
     if (c.size() > 1) c[0] = c[1];
     const int64_t used = int64_t(c.size());
     const auto kl = [&](int64_t n) {
       // A candidate that saturates more than kEntropySaturationLimit of the non-zero values is
       // left out: a spike at the threshold hides that loss from the KL divergence.
-      const double bound = (double(n) - 0.5) * (1.0 + 1.0 / 254.0);  // in bins
+      const double bound = saturation_bound(double(n) - 0.5);  // in bins
       const size_t first = std::min(c.size(), size_t(std::ceil(bound)));
       if (nonzero > 0 && above[first] > kEntropySaturationLimit * nonzero) return std::numeric_limits<double>::infinity();
       return entropy_kl(c, n);

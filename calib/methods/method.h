@@ -29,6 +29,10 @@ inline constexpr const char* kDefaultMethod = "mse";
 // entropy leaves out thresholds that saturate more than this fraction of the non-zero values.
 inline constexpr double kEntropySaturationLimit = 0.01;
 
+// The least |x| that saturates at amax: round(|x| / (amax / 127)) > 127 from here on
+// (docs/calibration.md, "Clipping").
+inline double saturation_bound(double amax) { return amax * (1.0 + 1.0 / 254.0); }
+
 // Quantized levels the histogram methods search over (TensorRT's 128).
 inline constexpr int64_t kQuantizedLevels = 128;
 
