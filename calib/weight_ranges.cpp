@@ -3,10 +3,9 @@
 #include <cmath>
 
 #include "engine/ir/error.h"
+#include "engine/ir/weight_axis.h"
 
 namespace q8 {
-
-Tensor constant_value(const Node& node);  // engine/ops/constant.cpp
 
 std::vector<double> channel_amax(const Tensor& t, int64_t axis) {
   check(t.dtype() == DType::Float32, "weight must be float32");
@@ -46,32 +45,16 @@ std::vector<double> conv_transpose_channel_amax(const Tensor& w, int64_t group) 
 }
 
 std::map<std::string, WeightRange> weight_ranges(const Graph& graph) {
-  std::map<std::string, Tensor> constants;
-  for (const auto& [name, t] : graph.initializers) constants[name] = t;
-  for (const Node& n : graph.nodes)
-    if (n.op_type == "Constant" && n.domain.empty() && !n.outputs.empty()) constants[n.outputs[0]] = constant_value(n);
-
   std::map<std::string, WeightRange> out;
   for (const Node& n : graph.nodes) {
     if (!n.domain.empty() || n.inputs.size() < 2) continue;
-    auto it = constants.find(n.inputs[1]);
-    if (it == constants.end() || it->second.dtype() != DType::Float32) continue;
-    const Tensor& w = it->second;
-    WeightRange r{n.inputs[1], n.name, n.op_type, 0, {}};
-    if (n.op_type == "Conv") {
-      r.amax = channel_amax(w, 0);
-    } else if (n.op_type == "ConvTranspose") {
-      r.axis = 1;
-      r.amax = conv_transpose_channel_amax(w, n.attr_int("group", 1));
-    } else if (n.op_type == "Gemm" && w.rank() == 2) {
-      r.axis = n.attr_int("transB", 0) ? 0 : 1;
-      r.amax = channel_amax(w, r.axis);
-    } else if (n.op_type == "MatMul" && w.rank() >= 2) {
-      r.axis = int64_t(w.rank()) - 1;
-      r.amax = channel_amax(w, r.axis);
-    } else {
-      continue;
-    }
+    const Tensor* wp = graph.constant(n.inputs[1]);
+    if (!wp || wp->dtype() != DType::Float32) continue;
+    const Tensor& w = *wp;
+    const std::optional<int64_t> axis = per_channel_axis(n, w.rank());
+    if (!axis) continue;
+    WeightRange r{n.inputs[1], n.name, n.op_type, *axis, {}};
+    r.amax = n.op_type == "ConvTranspose" ? conv_transpose_channel_amax(w, n.attr_int("group", 1)) : channel_amax(w, *axis);
     out[r.tensor] = std::move(r);
   }
   return out;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/ir/weight_axis.h"
 #include "quant/graph_constants.h"
 
 namespace q8 {
@@ -28,7 +29,7 @@ std::string bn_affine(const Graph& g, const Node& bn, Affine& out) {
     return "its running statistics are outputs";
   std::vector<const Tensor*> p;
   for (size_t i = 1; i <= 4; ++i) {
-    const Tensor* t = i < bn.inputs.size() ? find_constant(g, bn.inputs[i]) : nullptr;
+    const Tensor* t = i < bn.inputs.size() ? g.constant(bn.inputs[i]) : nullptr;
     if (!t || t->dtype() != DType::Float32) return "its parameters are not constant float32";
     p.push_back(t);
   }
@@ -82,32 +83,32 @@ struct FoldResult {
 // Folds bn into producer.
 FoldResult fold(Graph& g, Node& producer, const Node& bn, const Affine& f) {
   const int64_t channels = int64_t(f.a.size());
-  const Tensor* w = producer.inputs.size() > 1 ? find_constant(g, producer.inputs[1]) : nullptr;
+  const Tensor* w = producer.inputs.size() > 1 ? g.constant(producer.inputs[1]) : nullptr;
   if (!w || w->dtype() != DType::Float32) return {producer.op_type + " weight is not a constant float32", {}};
   const std::string& op = producer.op_type;
+  const std::optional<int64_t> axis = per_channel_axis(producer, w->rank());
+  if (!axis) return {op + " weight has rank " + std::to_string(w->rank()), {}};
   Tensor new_w, new_bias;
   std::string bias_input;
   if (op == "Conv" || op == "ConvTranspose") {
     const int64_t group = producer.attr_int("group", 1);
     const int64_t out_channels = op == "Conv" ? w->dim(0) : w->dim(1) * group;
     if (out_channels != channels) return {"BN has " + std::to_string(channels) + " channels, " + op + " " + std::to_string(out_channels), {}};
-    new_w = op == "Conv" ? scale_weight(*w, 0, f.a, 0) : scale_weight(*w, 1, f.a, group);
+    new_w = scale_weight(*w, size_t(*axis), f.a, op == "Conv" ? 0 : group);
     bias_input = producer.inputs.size() > 2 ? producer.inputs[2] : "";
   } else if (op == "Gemm") {
-    const bool trans_b = producer.attr_int("transB", 0) != 0;
-    if (w->rank() != 2 || w->dim(trans_b ? 0 : 1) != channels)
-      return {"Gemm output does not have " + std::to_string(channels) + " columns", {}};
-    new_w = scale_weight(*w, trans_b ? 0 : 1, f.a, 0);
+    if (w->dim(size_t(*axis)) != channels) return {"Gemm output does not have " + std::to_string(channels) + " columns", {}};
+    new_w = scale_weight(*w, size_t(*axis), f.a, 0);
     bias_input = producer.inputs.size() > 2 ? producer.inputs[2] : "";
   } else {  // MatMul [M, K] × [K, N]: BN's channel axis 1 is N only for 2-D outputs
     if (w->rank() != 2 || w->dim(1) != channels) return {"MatMul weight is not [K, " + std::to_string(channels) + "]", {}};
     if (known_rank(g, producer.inputs[0]) != 2) return {"BN's channel axis is the MatMul's N only for 2-D inputs", {}};
-    new_w = scale_weight(*w, 1, f.a, 0);
+    new_w = scale_weight(*w, size_t(*axis), f.a, 0);
   }
   // The new bias: a · (β·bias) + b, with β for Gemm.
   new_bias = Tensor(DType::Float32, {channels});
   const float beta = op == "Gemm" ? producer.attr_float("beta", 1.0f) : 1.0f;
-  const Tensor* old_bias = bias_input.empty() ? nullptr : find_constant(g, bias_input);
+  const Tensor* old_bias = bias_input.empty() ? nullptr : g.constant(bias_input);
   if (!bias_input.empty() && !old_bias) return {op + " bias is not constant", {}};
   if (old_bias && old_bias->numel() != channels && old_bias->numel() != 1)
     return {op + " bias of shape " + dims_to_string(old_bias->dims()) + " is not per output channel", {}};

@@ -4,17 +4,6 @@
 
 namespace q8 {
 
-Tensor constant_value(const Node& node);  // engine/ops/constant.cpp
-
-const Tensor* find_constant(const Graph& graph, const std::string& name) {
-  if (auto it = graph.initializers.find(name); it != graph.initializers.end()) return &it->second;
-  for (const Node& n : graph.nodes)
-    if (n.op_type == "Constant" && n.domain.empty() && !n.outputs.empty() && n.outputs[0] == name) {
-      if (const Tensor* t = n.attr_tensor("value")) return t;
-    }
-  return nullptr;
-}
-
 std::string add_initializer(Graph& graph, const std::string& base, Tensor value) {
   std::set<std::string> used;
   for (const auto& [k, v] : graph.initializers) used.insert(k);

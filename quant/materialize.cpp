@@ -6,6 +6,7 @@
 #include <map>
 
 #include "calib/weight_ranges.h"
+#include "engine/ir/rounding.h"
 #include "quant/graph_constants.h"
 #include "quant/opset_upgrade.h"
 
@@ -54,7 +55,7 @@ Tensor quantize_weight(const Tensor& w, const std::vector<float>& scales, std::o
       const float s = scales[size_t(axis ? c : 0)];
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t k = (o * channels + c) * inner + i;
-        q.data<int8_t>()[k] = int8_t(std::clamp(std::nearbyint(w.data<float>()[k] / s), -127.0f, 127.0f));
+        q.data<int8_t>()[k] = int8_t(std::clamp(round_half_even(w.data<float>()[k] / s), -127.0f, 127.0f));
       }
     }
   return q;
@@ -102,7 +103,7 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
       const Node& n = g.nodes[c->second];
       const size_t count = n.op_type == "Concat" ? n.inputs.size() : 1;
       for (size_t k = 0; k < count; ++k) {
-        if (n.inputs[k].empty() || find_constant(g, n.inputs[k])) continue;
+        if (n.inputs[k].empty() || g.constant(n.inputs[k])) continue;
         if (auto in = scale_of(n.inputs[k])) s = std::max(s.value_or(0.0f), *in);
       }
     }
@@ -151,7 +152,7 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
     const std::string& w_name = node.inputs[need.input];
     const std::string key = w_name + "|" + (need.axis ? std::to_string(*need.axis) : "t") + "|" + std::to_string(need.group);
     if (auto it = weight_dq_of.find(key); it != weight_dq_of.end()) return it->second;
-    const Tensor w = *find_constant(g, w_name);
+    const Tensor w = *g.constant(w_name);
     check(w.dtype() == DType::Float32, who(node) + ": weight '" + w_name + "' is not float32");
     if (need.axis && *need.axis == 1 && need.group > 1)
       report.warnings.push_back(who(node) + ": ConvTranspose with group " + std::to_string(need.group) + " exports " +

@@ -13,7 +13,7 @@ DType declared(const Graph& graph, const std::string& value) {
   for (const auto* list : {&graph.inputs, &graph.outputs, &graph.value_info})
     for (const ValueInfo& v : *list)
       if (v.name == value && v.dtype != DType::Undefined) return v.dtype;
-  if (const Tensor* t = find_constant(graph, value)) return t->dtype();
+  if (const Tensor* t = graph.constant(value)) return t->dtype();
   return DType::Undefined;
 }
 

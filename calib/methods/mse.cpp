@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "calib/methods/method.h"
+#include "engine/ir/rounding.h"
 
 namespace q8 {
 
@@ -21,7 +22,7 @@ class MseMethod final : public CalibrationMethod {
       for (int64_t b = 0; b < used; ++b) {
         if (!c[size_t(b)]) continue;
         const double v = (double(b) + 0.5) * w;
-        const double q = std::min(std::nearbyint(v / s), 127.0) * s;
+        const double q = std::min(round_half_even(v / s), 127.0) * s;
         error += double(c[size_t(b)]) * (v - q) * (v - q);
       }
       return error;

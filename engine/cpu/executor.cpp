@@ -4,11 +4,19 @@
 
 namespace q8 {
 
-std::string unsupported_ops(const Graph& graph, const Backend& backend) {
+namespace {
+const Backend* place(const Node& node, const BackendList& backends) {
+  for (const Backend* b : backends)
+    if (b->supports(node)) return b;
+  return nullptr;
+}
+}  // namespace
+
+std::string unsupported_ops(const Graph& graph, const BackendList& backends) {
   std::map<std::string, std::vector<std::string>> by_op;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& n = graph.nodes[i];
-    if (backend.supports(n)) continue;
+    if (place(n, backends)) continue;
     const std::string op = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
     by_op[op].push_back(n.name.empty() ? "node " + std::to_string(i) : n.name);
   }
@@ -25,14 +33,16 @@ namespace {
 std::string node_context(const Node& node, size_t index) { return node.describe() + " (node " + std::to_string(index) + ")"; }
 }  // namespace
 
-Executor::Executor(Graph graph, const Backend& backend) : graph_(std::move(graph)) {
-  const std::string unsupported = unsupported_ops(graph_, backend);
+Executor::Executor(Graph graph, const BackendList& backends) : graph_(std::move(graph)) {
+  const std::string unsupported = unsupported_ops(graph_, backends);
   check(unsupported.empty(), "unsupported ops: " + unsupported);
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     OpContext ctx{graph_.opset(), {}};
-    for (const auto& in : graph_.nodes[i].inputs) ctx.constant_inputs.push_back(graph_.initializers.count(in) > 0);
+    for (const auto& in : graph_.nodes[i].inputs) ctx.constant_inputs.push_back(graph_.constant(in) != nullptr);
+    const Backend* backend = place(graph_.nodes[i], backends);
+    placement_.push_back(backend->name());
     try {
-      prepared_.push_back(backend.prepare(graph_.nodes[i], ctx));
+      prepared_.push_back(backend->prepare(graph_.nodes[i], ctx));
     } catch (const Error& e) {
       throw e.with_context(node_context(graph_.nodes[i], i));
     }

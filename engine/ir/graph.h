@@ -53,6 +53,9 @@ struct Graph {
   const ValueInfo* find_input(const std::string& name) const;
   // Index of the node that produces value, or -1 (graph input, initializer, or unknown).
   int producer(const std::string& value) const;
+  // The value of an initializer or of a Constant node's output (the importer gives every
+  // Constant a 'value' tensor), else nullptr: the one answer to "is this value constant".
+  const Tensor* constant(const std::string& value) const;
 };
 
 }  // namespace q8

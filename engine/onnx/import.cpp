@@ -10,6 +10,8 @@
 
 namespace q8 {
 
+Tensor constant_value(const Node& node);  // engine/ops/constant.cpp
+
 namespace {
 
 ValueInfo value_info_from_proto(const onnx::ValueInfoProto& proto) {
@@ -61,6 +63,7 @@ Attribute attribute_from_proto(const onnx::AttributeProto& a, const std::string&
   return out;
 }
 
+
 Node node_from_proto(const onnx::NodeProto& proto, const std::string& base_dir) {
   Node node;
   node.name = proto.name();
@@ -71,6 +74,15 @@ Node node_from_proto(const onnx::NodeProto& proto, const std::string& base_dir) 
   for (const auto& a : proto.attribute()) {
     try {
       node.attributes[a.name()] = attribute_from_proto(a, base_dir);
+    } catch (const Error& e) {
+      throw e.with_context(node.describe());
+    }
+  }
+  // Every Constant carries its value as a 'value' tensor (value_float(s), value_int(s) become
+  // one), so Graph::constant answers for all of them.
+  if (node.op_type == "Constant" && node.domain.empty() && !node.has("value") && !node.attributes.empty()) {
+    try {
+      node.attributes = {{"value", Attribute::of_tensor(constant_value(node))}};
     } catch (const Error& e) {
       throw e.with_context(node.describe());
     }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/cpu/parallel.h"
+#include "engine/ir/rounding.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/quantize_common.h"
@@ -13,15 +14,6 @@
 namespace q8 {
 
 namespace {
-
-// Round half to even for the range that matters: adding and removing 1.5·2^23 leaves the float
-// rounded to an integer in the default rounding mode; beyond ±2^22 values saturate anyway.
-// (std::nearbyint gives the same results but is a library call per element.)
-inline float round_half_even(float v) {
-  constexpr float kMagic = 12582912.0f;  // 1.5 · 2^23
-  if (!(std::fabs(v) < 4194304.0f)) return v;  // |v| >= 2^22 (or NaN): clamped by the caller
-  return (v + kMagic) - kMagic;  // not an identity in IEEE arithmetic, so never folded away
-}
 
 class QuantizeLinear final : public Op {
  public:

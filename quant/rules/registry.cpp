@@ -20,7 +20,7 @@ QuantRule find_rule(const std::string& op_type) {
   return it == rules.end() ? nullptr : it->second;
 }
 
-bool MarkContext::is_constant(const std::string& value) const { return find_constant(graph, value) != nullptr; }
+bool MarkContext::is_constant(const std::string& value) const { return graph.constant(value) != nullptr; }
 
 bool MarkContext::is_float(const std::string& value) const {
   const DType d = value_dtype(graph, value);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/ir/graph.h"
+#include "engine/ir/weight_axis.h"
 
 namespace q8 {
 
@@ -42,6 +43,11 @@ struct NodeMark {
 struct MarkContext {
   const Graph& graph;
   const QuantOptions& options;
+  // The need of a constant weight w read by node as input 1: per output channel along
+  // per_channel_axis, or per tensor with --per-tensor-weights.
+  InputNeed weight_need(const Node& node, const Tensor& w, int64_t group = 1) const {
+    return {1, true, options.per_tensor_weights ? std::nullopt : per_channel_axis(node, w.rank()), group};
+  }
   bool is_constant(const std::string& value) const;
   // Whether value holds floating-point numbers (quant/value_types.h; unknown counts as float).
   bool is_float(const std::string& value) const;
