@@ -26,6 +26,9 @@ class Backend {
   virtual std::unique_ptr<PreparedNode> prepare(const Node& node, const OpContext& ctx) const = 0;
 };
 
+// An Op (engine/ops/op.h) as a prepared node: the adapter every op-registry backend uses.
+std::unique_ptr<PreparedNode> prepared_op(std::unique_ptr<Op> op);
+
 // The CPU reference backend: every op in the registry (engine/ops/ops.inc).
 const Backend& cpu_backend();
 

@@ -13,6 +13,12 @@ class CpuNode final : public PreparedNode {
   std::unique_ptr<Op> op_;
 };
 
+}  // namespace
+
+std::unique_ptr<PreparedNode> prepared_op(std::unique_ptr<Op> op) { return std::make_unique<CpuNode>(std::move(op)); }
+
+namespace {
+
 class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
@@ -20,7 +26,7 @@ class CpuBackend final : public Backend {
   std::unique_ptr<PreparedNode> prepare(const Node& node, const OpContext& ctx) const override {
     const OpInfo* info = find_op(node.op_type);
     check(info && node.domain.empty(), "op " + node.op_type + " is not supported");
-    return std::make_unique<CpuNode>(info->create(node, ctx));
+    return prepared_op(info->create(node, ctx));
   }
 };
 

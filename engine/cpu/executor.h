@@ -18,16 +18,22 @@ using NodeHook = std::function<void(const Node& node, size_t index, const std::v
 
 using TensorMap = std::map<std::string, Tensor>;
 
-// "Abs ('a1'), TopK ('t1', 't2')" for every node the backend does not support; "" if none.
-std::string unsupported_ops(const Graph& graph, const Backend& backend);
+// Backends in order of preference: each node runs on the first that supports it.
+using BackendList = std::vector<const Backend*>;
+
+// "Abs ('a1'), TopK ('t1', 't2')" for every node no backend supports; "" if none.
+std::string unsupported_ops(const Graph& graph, const BackendList& backends);
 
 class Executor {
  public:
   // Prepares every node. Throws one Error listing all unsupported ops with their node names,
   // or naming the node whose attributes are invalid.
-  explicit Executor(Graph graph, const Backend& backend = cpu_backend());
+  explicit Executor(Graph graph, const Backend& backend = cpu_backend()) : Executor(std::move(graph), BackendList{&backend}) {}
+  Executor(Graph graph, const BackendList& backends);
 
   const Graph& graph() const { return graph_; }
+  // Per node, the name of the backend it runs on (the placement report).
+  const std::vector<std::string_view>& placement() const { return placement_; }
   void set_hook(NodeHook hook) { hook_ = std::move(hook); }
 
   // Runs the graph. Every graph input must be given, with its declared dtype and a shape
@@ -43,6 +49,7 @@ class Executor {
 
   Graph graph_;
   std::vector<std::unique_ptr<PreparedNode>> prepared_;
+  std::vector<std::string_view> placement_;
   std::vector<std::vector<std::string>> frees_after_;  // per node: values read last by it
   NodeHook hook_;
   size_t live_values_ = 0;

@@ -61,4 +61,42 @@ ResolvedWindow resolve_window(const Window& w, const Dims& in, const std::vector
   return r;
 }
 
+ResolvedWindow resolve_transpose_window(const Window& window, const std::vector<int64_t>& output_padding,
+                                        const std::vector<int64_t>& output_shape, const Dims& in,
+                                        const std::vector<int64_t>& kernel, const std::string& name) {
+  const size_t rank = in.size();
+  Window forward = window;
+  forward.auto_pad = "NOTSET";
+  forward.ceil_mode = false;
+  // Resolve lists (pads as given) against a dummy input large enough to be valid.
+  Dims big(rank, 1 << 20);
+  ResolvedWindow r = resolve_window(forward, big, kernel, name);
+  std::vector<int64_t> out_pad = output_padding.empty() ? std::vector<int64_t>(rank, 0) : output_padding;
+  check(out_pad.size() == rank, name + ": output_padding has " + std::to_string(out_pad.size()) + " values for " +
+                                    std::to_string(rank) + " spatial dimensions");
+  std::vector<int64_t> target = output_shape;
+  if (target.size() == rank + 2) target.erase(target.begin(), target.begin() + 2);  // given as full shape
+  const bool same = window.auto_pad == "SAME_UPPER" || window.auto_pad == "SAME_LOWER";
+  if (target.empty() && same)
+    for (size_t d = 0; d < rank; ++d) target.push_back(in[d] * r.strides[d]);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t full = r.strides[d] * (in[d] - 1) + out_pad[d] + (kernel[d] - 1) * r.dilations[d] + 1;
+    if (!target.empty()) {
+      check(target.size() == rank, name + ": output_shape has " + std::to_string(target.size()) + " spatial values for rank " +
+                                       std::to_string(rank));
+      // total < 0 (output_shape beyond the full output) extends the output at the end, as
+      // output_padding does. ONNX: SAME_UPPER puts floor(total / 2) first, otherwise the rest.
+      const int64_t total = full - target[d];
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor(total / 2)
+      r.pad_begin[d] = window.auto_pad == "SAME_UPPER" ? half : total - half;
+      r.pad_end[d] = total - r.pad_begin[d];
+    } else if (window.auto_pad == "VALID") {
+      r.pad_begin[d] = r.pad_end[d] = 0;
+    }
+    r.output[d] = full - r.pad_begin[d] - r.pad_end[d];
+    check(r.output[d] > 0, name + ": output size on spatial axis " + std::to_string(d) + " is not positive");
+  }
+  return r;
+}
+
 }  // namespace q8

@@ -32,4 +32,10 @@ struct ResolvedWindow {
 ResolvedWindow resolve_window(const Window& w, const Dims& in_spatial, const std::vector<int64_t>& kernel,
                               const std::string& op);
 
+// Resolves a ConvTranspose window: output size from strides, output_padding, output_shape and
+// auto_pad (ONNX's rules), with the pads that give it; Errors name op and why.
+ResolvedWindow resolve_transpose_window(const Window& window, const std::vector<int64_t>& output_padding,
+                                        const std::vector<int64_t>& output_shape, const Dims& in,
+                                        const std::vector<int64_t>& kernel, const std::string& name);
+
 }  // namespace q8

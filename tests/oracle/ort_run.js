@@ -2,6 +2,7 @@
 // q8's FP32 and QDQ outputs, and the peer of q8's benchmarks.
 //
 //   node ort_run.js ORT_MODULE_DIR MODEL OUT_DIR [NAME=FILE.npy ...] [--threads N] [--repeat N]
+//                   [--optimization all|disabled]
 //
 // Writes OUT_DIR/<output>.npy (names made file-safe as q8 does). With --repeat N it also times
 // N runs after one warm-up and prints their median as {"ort_ms_per_run": ...} on the last line.
@@ -48,16 +49,17 @@ function writeNpy(file, tensor) {
 
 async function main() {
   const args = process.argv.slice(2);
-  let threads = 0, repeat = 0;
+  let threads = 0, repeat = 0, optimization = 'all';
   const positional = [];
   for (let i = 0; i < args.length; ++i) {
     if (args[i] === '--threads') threads = Number(args[++i]);
     else if (args[i] === '--repeat') repeat = Number(args[++i]);
+    else if (args[i] === '--optimization') optimization = args[++i];
     else positional.push(args[i]);
   }
   const [ortDir, model, outDir, ...inputs] = positional;
   const ort = require(path.resolve(ortDir, 'node_modules', 'onnxruntime-node'));
-  const options = { graphOptimizationLevel: 'all' };
+  const options = { graphOptimizationLevel: optimization };
   if (threads > 0) { options.intraOpNumThreads = threads; options.interOpNumThreads = 1; }
   const session = await ort.InferenceSession.create(model, options);
   const feeds = {};

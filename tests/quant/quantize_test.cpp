@@ -44,12 +44,12 @@ struct WeightDq {
 };
 WeightDq weight_dq(const Graph& g) {
   for (const Node& n : g.nodes)
-    if (n.op_type == "DequantizeLinear" && find_constant(g, n.inputs[0]) && find_constant(g, n.inputs[0])->dtype() == DType::Int8) {
+    if (n.op_type == "DequantizeLinear" && g.constant(n.inputs[0]) && g.constant(n.inputs[0])->dtype() == DType::Int8) {
       WeightDq r;
-      const Tensor* s = find_constant(g, n.inputs[1]);
+      const Tensor* s = g.constant(n.inputs[1]);
       r.scales.assign(s->data<float>(), s->data<float>() + s->numel());
       if (n.has("axis")) r.axis = n.attr_int("axis", 1);
-      r.q = *find_constant(g, n.inputs[0]);
+      r.q = *g.constant(n.inputs[0]);
       return r;
     }
   throw Error("no weight DequantizeLinear");

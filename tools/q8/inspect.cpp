@@ -33,7 +33,7 @@ void inspect(const std::string& path) {
   for (const Node& n : g.nodes) ++counts[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
   std::printf("nodes: %zu\n", g.nodes.size());
   for (const auto& [op, count] : counts) std::printf("  %-28s %d\n", op.c_str(), count);
-  const std::string unsupported = unsupported_ops(g, cpu_backend());
+  const std::string unsupported = unsupported_ops(g, {&cpu_backend()});
   std::printf("unsupported ops: %s\n", unsupported.empty() ? "none" : unsupported.c_str());
 }
 

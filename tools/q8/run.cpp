@@ -1,5 +1,6 @@
-// q8 run MODEL [--input NAME=FILE]... --output-dir DIR: runs the FP32 graph on the CPU and writes
-// DIR/<output>.npy for every graph output.
+// q8 run MODEL [--input NAME=FILE]... --output-dir DIR [--int8]: runs the graph on the CPU and
+// writes DIR/<output>.npy for every graph output. With --int8 a QDQ model is first lowered into
+// the INT8 engine's fused integer ops (engine/plan/lower.h), which the INT8 reference runs.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
 #include "engine/onnx/tensor_proto.h"
+#include "engine/plan/lower.h"
+#include "engine/plan/reference/backend.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/validators.h"
 #include "tools/q8/tensor_args.h"
@@ -29,6 +32,7 @@ struct RunOptions {
   uint64_t seed = kDefaultSeed;
   int threads = 0;
   bool dump_output = false;
+  bool int8 = false;
 };
 
 void print_output(const std::string& name, const Tensor& t) {
@@ -45,9 +49,16 @@ void print_output(const std::string& name, const Tensor& t) {
 
 void run(const RunOptions& o) {
   if (o.threads > 0) set_compute_threads(o.threads);
-  std::printf("=== q8 run ===\nmodel:      %s\ndevice:     %s\nthreads:    %d\noutput dir: %s\n", o.model.c_str(),
-              o.device.c_str(), compute_threads(), o.output_dir.c_str());
-  Executor exec(load_model(o.model));
+  std::printf("=== q8 run ===\nmodel:      %s\ndevice:     %s\nprecision:  %s\nthreads:    %d\noutput dir: %s\n",
+              o.model.c_str(), o.device.c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is",
+              compute_threads(), o.output_dir.c_str());
+  Graph graph = load_model(o.model);
+  if (o.int8) {
+    Lowered lowered = lower_qdq(graph);
+    std::fputs(format_lowering_report(lowered).c_str(), stdout);
+    graph = std::move(lowered.graph);
+  }
+  Executor exec(std::move(graph), {&int8_reference_backend(), &cpu_backend()});
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
   for (const auto& [name, t] : inputs)
     std::printf("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
@@ -89,6 +100,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--device", o->device, "device to run on")->capture_default_str()->check(CLI::IsMember({"cpu"}));
   cmd->add_option("--seed", o->seed, "seed of generated inputs")->capture_default_str()->check(at_least(0));
   cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->check(CLI::Range(0, kMaxThreads));
+  cmd->add_flag("--int8", o->int8, "lower a QDQ model into fused INT8 ops and run them (the INT8 reference)");
   cmd->add_flag("--dump-output", o->dump_output, "print each output's shape, and the top-1 of each row of 2-D outputs");
   cmd->callback([o] { run(*o); });
 }

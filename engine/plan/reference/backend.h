@@ -1,0 +1,14 @@
+// The INT8 reference backend: the fused integer ops of the q8 domain (ops.inc), as plain loops
+// that follow docs/quantization.md line by line. It is the oracle every device matches bit for bit.
+#pragma once
+
+#include "engine/cpu/backend.h"
+
+namespace q8 {
+
+// The domain of the fused integer ops a lowered plan holds.
+inline constexpr const char* kInt8Domain = "q8";
+
+const Backend& int8_reference_backend();
+
+}  // namespace q8

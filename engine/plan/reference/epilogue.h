@@ -1,0 +1,40 @@
+// The epilogue of the INT8 reference's weighted ops (QConv, QConvTranspose, QGemm): what happens
+// to one int32 accumulator, written once (docs/quantization.md, "Requantization").
+#pragma once
+
+#include <string>
+
+#include "engine/ir/tensor.h"
+#include "engine/ops/op.h"
+#include "engine/plan/requantize.h"
+
+namespace q8 {
+
+// Inputs 2.. of a weighted q8 op: bias (int32 b_q → int8 output; float32 b → float32 output),
+// scale float32[C] (M, or S for float output), and an optional int8 residual shaped like the
+// output; attributes lo, hi and residual_scale.
+class Epilogue {
+ public:
+  Epilogue(const Node& node);
+  // Checks the inputs against `channels` output channels and the output shape.
+  void bind(const Inputs& in, int64_t channels, const Dims& out, const std::string& name);
+
+  DType output_type() const { return float_out_ ? DType::Float32 : DType::Int8; }
+  // Writes output element `index` of channel c from its accumulator.
+  void store(Tensor& y, int64_t index, int64_t c, int64_t acc) const;
+
+ private:
+  ClampBounds bounds_;
+  float residual_scale_ = 0.0f;
+  bool float_out_ = false;
+  const int32_t* bias_q_ = nullptr;
+  const float* bias_f_ = nullptr;
+  const float* scale_ = nullptr;
+  const int8_t* residual_ = nullptr;
+};
+
+// t as int32. It never overflows after the plan builder's guard; the
+// reference checks anyway, so a broken plan gives an Error instead of undefined behaviour.
+int32_t checked_accumulator(int64_t t, const std::string& name);
+
+}  // namespace q8

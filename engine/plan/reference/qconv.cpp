@@ -1,0 +1,69 @@
+// QConv (domain q8): INT8 convolution with the requantization epilogue, as plain loops
+// (docs/quantization.md, "Requantization"): acc = Σ x_q · w_q over C/g channels and the kernel
+// taps (padding taps are 0), then the epilogue (epilogue.h).
+// Inputs: x_q int8 [N, C, spatial…], w_q int8 [M, C/g, k…], bias, scale, residual (epilogue.h).
+// Attributes: Conv's (kernel_shape, strides, dilations, pads, auto_pad, group), lo, hi, residual_scale.
+#include "engine/ops/conv_common.h"
+#include "engine/plan/reference/epilogue.h"
+
+namespace q8 {
+
+namespace {
+class QConv final : public Op {
+ public:
+  explicit QConv(const Node& node)
+      : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), epilogue_(node), name_(node.describe()) {
+    check(group_ >= 1, name_ + ": group must be >= 1");
+  }
+
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = required_input(in, 0, "QConv", "x");
+    const Tensor& w = required_input(in, 1, "QConv", "w");
+    check(x.dtype() == DType::Int8 && w.dtype() == DType::Int8, name_ + ": x and w must be int8");
+    check(x.rank() >= 3 && w.rank() == x.rank(), name_ + ": x must be [N, C, spatial…] and w of the same rank");
+    const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
+    check(c % group_ == 0 && m % group_ == 0 && w.dim(1) == c / group_,
+          name_ + ": weight " + dims_to_string(w.dims()) + " does not fit " + std::to_string(c) + " input channels in " +
+              std::to_string(group_) + " groups");
+    const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
+    const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
+    const ResolvedWindow r = resolve_window(window_, in_spatial, kernel, name_);
+    Dims out_dims{n, m};
+    out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
+    Epilogue epilogue = epilogue_;
+    epilogue.bind(in, m, out_dims, name_);
+    Tensor y(epilogue.output_type(), out_dims);
+    const ConvGeometry geo(r, in_spatial, true);
+    const int64_t cg = c / group_, mg = m / group_, taps = geo.kernel_size;
+    const int8_t* px = x.data<int8_t>();
+    const int8_t* pw = w.data<int8_t>();
+    for (int64_t s = 0; s < n; ++s)
+      for (int64_t oc = 0; oc < m; ++oc) {
+        const int64_t g = oc / mg;
+        for (int64_t o = 0; o < geo.out_size; ++o) {
+          int64_t acc = 0;
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            const int8_t* image = px + (s * c + g * cg + ci) * geo.in_size;
+            const int8_t* filter = pw + (oc * cg + ci) * taps;
+            for (int64_t k = 0; k < taps; ++k) {
+              const int64_t at = geo.offset(k, o);
+              if (at >= 0) acc += int64_t(image[at]) * int64_t(filter[k]);
+            }
+          }
+          epilogue.store(y, (s * m + oc) * geo.out_size + o, oc, acc);
+        }
+      }
+    return {std::move(y)};
+  }
+
+ private:
+  Window window_;
+  int64_t group_;
+  Epilogue epilogue_;
+  std::string name_;
+};
+}  // namespace
+
+std::unique_ptr<Op> create_qconv(const Node& node, const OpContext&) { return std::make_unique<QConv>(node); }
+
+}  // namespace q8

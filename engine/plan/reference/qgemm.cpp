@@ -1,0 +1,50 @@
+// QGemm (domain q8): INT8 matrix product with the requantization epilogue, as plain loops
+// (docs/quantization.md, "Requantization"): acc[r, j] = Σ_k x_q[r, k] · w_q[k, j] (w_q[j, k] with
+// transB), then the epilogue (epilogue.h) per output column j. Gemm (transA = 0) and MatMul with a
+// constant 2-D B lower to it; x_q may have leading batch dimensions, as MatMul's A.
+// Inputs: x_q int8 [..., K], w_q int8 [K, N] or [N, K], bias, scale, residual (epilogue.h).
+// Attributes: transB, lo, hi, residual_scale.
+#include "engine/plan/reference/epilogue.h"
+
+namespace q8 {
+
+namespace {
+class QGemm final : public Op {
+ public:
+  explicit QGemm(const Node& node) : trans_b_(node.attr_int("transB", 0) != 0), epilogue_(node), name_(node.describe()) {}
+
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = required_input(in, 0, "QGemm", "x");
+    const Tensor& w = required_input(in, 1, "QGemm", "w");
+    check(x.dtype() == DType::Int8 && w.dtype() == DType::Int8, name_ + ": x and w must be int8");
+    check(x.rank() >= 1 && w.rank() == 2, name_ + ": x must have rank >= 1 and w rank 2");
+    const int64_t k = x.dim(x.rank() - 1), n = trans_b_ ? w.dim(0) : w.dim(1);
+    check((trans_b_ ? w.dim(1) : w.dim(0)) == k, name_ + ": x " + dims_to_string(x.dims()) + " and w " +
+                                                     dims_to_string(w.dims()) + " do not share K");
+    Dims out_dims = x.dims();
+    out_dims.back() = n;
+    const int64_t rows = k ? x.numel() / k : numel(out_dims) / std::max<int64_t>(n, 1);
+    Epilogue epilogue = epilogue_;
+    epilogue.bind(in, n, out_dims, name_);
+    Tensor y(epilogue.output_type(), out_dims);
+    const int8_t* px = x.data<int8_t>();
+    const int8_t* pw = w.data<int8_t>();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t acc = 0;
+        for (int64_t i = 0; i < k; ++i) acc += int64_t(px[r * k + i]) * int64_t(trans_b_ ? pw[j * k + i] : pw[i * n + j]);
+        epilogue.store(y, r * n + j, j, acc);
+      }
+    return {std::move(y)};
+  }
+
+ private:
+  bool trans_b_;
+  Epilogue epilogue_;
+  std::string name_;
+};
+}  // namespace
+
+std::unique_ptr<Op> create_qgemm(const Node& node, const OpContext&) { return std::make_unique<QGemm>(node); }
+
+}  // namespace q8

@@ -1,0 +1,124 @@
+#include "engine/plan/rules/rule.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace q8 {
+
+namespace {
+// Clip's bounds: inputs 1 and 2 from opset 11, attributes min and max before; nullopt when a
+// bound input is not constant.
+std::optional<std::pair<std::optional<float>, std::optional<float>>> clip_bounds(const QdqGraph& g, const Node& clip) {
+  std::optional<float> lo, hi;
+  if (clip.has("min")) lo = clip.attr_float("min", 0.0f);
+  if (clip.has("max")) hi = clip.attr_float("max", 0.0f);
+  for (size_t i = 1; i < 3 && i < clip.inputs.size(); ++i) {
+    if (clip.inputs[i].empty()) continue;
+    const Tensor* t = g.graph().constant(clip.inputs[i]);
+    if (!t || t->dtype() != DType::Float32 || t->numel() != 1) return std::nullopt;
+    (i == 1 ? lo : hi) = t->data<float>()[0];
+  }
+  return std::make_pair(lo, hi);
+}
+}  // namespace
+
+ActivationChain follow_activations(const QdqGraph& g, const std::string& value) {
+  ActivationChain chain{{}, value};
+  for (;;) {
+    const int r = g.sole_reader(chain.output);
+    if (r < 0) break;
+    const Node& n = g.node(r);
+    if (!n.domain.empty() || n.outputs.size() != 1) break;
+    if (n.op_type != "Relu" && !(n.op_type == "Clip" && clip_bounds(g, n))) break;
+    chain.nodes.push_back(r);
+    chain.output = n.outputs[0];
+  }
+  return chain;
+}
+
+ClampBounds ActivationChain::bounds(const QdqGraph& g, float s_y) const {
+  ClampBounds b;
+  for (int i : nodes) {
+    const Node& n = g.node(i);
+    if (n.op_type == "Relu") {
+      b = fold_relu(b);
+    } else {
+      const auto bounds = clip_bounds(g, n);
+      b = fold_clip(b, bounds->first, bounds->second, s_y);
+    }
+  }
+  return b;
+}
+
+int sole_per_tensor_quantize(const QdqGraph& g, const std::string& value, QuantParams& params) {
+  const int r = g.sole_reader(value);
+  if (r < 0 || g.node(r).op_type != "QuantizeLinear" || !g.node(r).domain.empty()) return -1;
+  std::string why;
+  const std::optional<QuantParams> p = g.params(g.node(r), why);
+  if (!p || !p->per_tensor()) return -1;
+  params = *p;
+  return r;
+}
+
+bool commutes_with_quantize(const QdqGraph& g, const Node& op, std::string& why) {
+  static const char* const kCarriers[] = {"MaxPool", "Reshape", "Flatten", "Transpose", "Squeeze",
+                                          "Unsqueeze", "Slice", "Resize", "Identity"};
+  if (!op.domain.empty() || std::find(std::begin(kCarriers), std::end(kCarriers), op.op_type) == std::end(kCarriers)) {
+    why = op.op_type + " does not commute with quantization";
+    return false;
+  }
+  if (op.op_type == "Resize" && op.attr_string("mode", "nearest") != "nearest") {
+    why = "Resize that is not nearest computes new values";
+    return false;
+  }
+  if (op.outputs.size() != 1 || op.inputs.empty()) {
+    why = "it has more than one output";
+    return false;
+  }
+  for (size_t i = 1; i < op.inputs.size(); ++i)
+    if (!op.inputs[i].empty() && !g.graph().constant(op.inputs[i])) {
+      why = "its input " + std::to_string(i) + " is not constant";
+      return false;
+    }
+  return true;
+}
+
+int quantize_through_carriers(const QdqGraph& g, const std::string& value, QuantParams& params, std::vector<int>& through) {
+  through.clear();
+  std::string v = value, ignore;
+  for (;;) {
+    const int q = sole_per_tensor_quantize(g, v, params);
+    if (q >= 0) return q;
+    const int r = g.sole_reader(v);
+    if (r < 0 || g.node(r).inputs[0] != v || !commutes_with_quantize(g, g.node(r), ignore)) return -1;
+    through.push_back(r);
+    v = g.node(r).outputs[0];
+  }
+}
+
+bool end_at_quantize(const QdqGraph& g, const std::string& tail, Fusion& f, QuantParams& out) {
+  std::vector<int> carriers;
+  const int q = quantize_through_carriers(g, tail, out, carriers);
+  if (q < 0) return false;
+  f.consumed.insert(f.consumed.end(), carriers.begin(), carriers.end());
+  f.consumed.push_back(q);
+  f.fused.outputs = {carriers.empty() ? g.node(q).outputs[0] : derived_name(g, tail + ".int8")};
+  std::string value = f.fused.outputs[0];
+  for (size_t i = 0; i < carriers.size(); ++i) {  // Q moved back across them: they run on int8
+    Node c = g.node(carriers[i]);
+    c.inputs[0] = value;
+    if (i + 1 == carriers.size()) c.outputs = {g.node(q).outputs[0]};
+    value = c.outputs[0];
+    f.after.push_back(std::move(c));
+  }
+  return true;
+}
+
+std::string derived_name(const QdqGraph& g, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; g.graph().constant(name) || g.producer(name) >= 0 || !g.readers(name).empty(); ++i)
+    name = base + "_" + std::to_string(i);
+  return name;
+}
+
+}  // namespace q8

@@ -1,0 +1,206 @@
+// DQ(x), DQ(w) → Conv | ConvTranspose | Gemm | MatMul (+ bias) [→ Relu/Clip…] [→ Add(DQ(r)) [→
+// Relu/Clip…]] → Q  becomes one QConv, QConvTranspose or QGemm with int8 output; with no Q after
+// it, one with FP32 output (docs/quantization.md, "Requantization").
+#include <cmath>
+
+#include "engine/ir/weight_axis.h"
+#include "engine/plan/reference/backend.h"
+#include "engine/plan/rules/rule.h"
+
+namespace q8 {
+
+namespace {
+
+// The int8 weight and its C_out per-output-channel scales (ConvTranspose: expanded from the
+// C_out/g scales of axis 1, docs/quantization.md "ConvTranspose").
+struct Weight {
+  std::string name;
+  const Tensor* q = nullptr;
+  std::vector<float> scales;  // C_out
+  int64_t k = 0;              // taps per output element (the accumulator's K)
+};
+
+std::optional<Weight> read_weight(const QdqGraph& g, const Node& op, std::string& why) {
+  const int d = g.producer(op.inputs[1]);
+  if (d < 0 || g.node(d).op_type != "DequantizeLinear") {
+    why = "its weight does not come from a DequantizeLinear";
+    return std::nullopt;
+  }
+  const Node& dq = g.node(d);
+  Weight w{dq.inputs[0], g.graph().constant(dq.inputs[0]), {}, 0};
+  if (!w.q || w.q->dtype() != DType::Int8) {
+    why = "its weight is not a constant int8 tensor behind " + dq.describe();
+    return std::nullopt;
+  }
+  const std::optional<QuantParams> p = g.params(dq, why);
+  if (!p) return std::nullopt;
+  const std::optional<int64_t> axis = per_channel_axis(op, w.q->rank());
+  if (!axis || (op.op_type == "MatMul" && w.q->rank() != 2)) {
+    why = "its weight has rank " + std::to_string(w.q->rank()) + ", which has no INT8 kernel";
+    return std::nullopt;
+  }
+  const int64_t rank = int64_t(w.q->rank()), group = op.attr_int("group", 1);
+  const int64_t along = w.q->dim(size_t(*axis));
+  const int64_t c_out = op.op_type == "ConvTranspose" ? along * group : along;
+  if (!p->per_tensor() && ((p->axis < 0 ? p->axis + rank : p->axis) != *axis || int64_t(p->scales.size()) != along)) {
+    why = "its weight scales are not per output channel along axis " + std::to_string(*axis);
+    return std::nullopt;
+  }
+  for (int64_t o = 0; o < c_out; ++o) w.scales.push_back(p->per_tensor() ? p->scale() : p->scales[size_t(o % along)]);
+  const int64_t elements = w.q->numel();
+  if (op.op_type == "Conv") w.k = elements / std::max<int64_t>(c_out, 1);
+  else if (op.op_type == "ConvTranspose") w.k = elements / std::max<int64_t>(along, 1);  // (C/g) · taps ≥ any output's terms
+  else w.k = op.attr_int("transB", 0) ? w.q->dim(1) : w.q->dim(0);
+  return w;
+}
+
+// The float bias of output channel c (Gemm: beta · C), or nullopt with why.
+std::optional<std::vector<float>> read_bias(const QdqGraph& g, const Node& op, int64_t c_out, std::string& why) {
+  std::vector<float> b(size_t(c_out), 0.0f);
+  if (op.op_type == "MatMul" || op.inputs.size() < 3 || op.inputs[2].empty()) return b;
+  const Tensor* t = g.graph().constant(op.inputs[2]);
+  if (!t || t->dtype() != DType::Float32) {
+    why = "its bias is not a constant float32 tensor";
+    return std::nullopt;
+  }
+  const bool scalar = t->numel() == 1, row = t->numel() == c_out && (t->rank() == 1 || (t->rank() == 2 && t->dim(0) == 1));
+  if (!scalar && !row) {
+    why = "its bias " + dims_to_string(t->dims()) + " is not one value per output channel";
+    return std::nullopt;
+  }
+  const float beta = op.op_type == "Gemm" ? op.attr_float("beta", 1.0f) : 1.0f;
+  for (int64_t c = 0; c < c_out; ++c) b[size_t(c)] = beta * t->data<float>()[scalar ? 0 : c];
+  return b;
+}
+
+// Per output channel: whether every int8 weight of it is 0 (one pass over the weight).
+std::vector<bool> zero_channels(const Node& op, const Tensor& w, int64_t c_out) {
+  std::vector<bool> zero(size_t(c_out), true);
+  const int8_t* p = w.data<int8_t>();
+  const int64_t n = w.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i] == 0) continue;
+    int64_t channel;
+    if (op.op_type == "Conv") {
+      channel = i / (n / c_out);
+    } else if (op.op_type == "ConvTranspose") {  // W[gi·(C/g) + ci, j, taps…] feeds o = gi·(M/g) + j
+      const int64_t mg = w.dim(1), taps = n / (w.dim(0) * mg), cg = w.dim(0) / (c_out / mg);
+      channel = (i / (mg * taps)) / cg * mg + (i / taps) % mg;
+    } else {  // Gemm/MatMul: B[K, N] or, with transB, B[N, K]
+      channel = op.attr_int("transB", 0) ? i / w.dim(1) : i % w.dim(1);
+    }
+    zero[size_t(channel)] = false;
+  }
+  return zero;
+}
+
+const char* fused_type(const std::string& op) {
+  if (op == "Conv") return "QConv";
+  if (op == "ConvTranspose") return "QConvTranspose";
+  return "QGemm";
+}
+
+}  // namespace
+
+std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::string& why) {
+  const Node& op = g.node(anchor);
+  if (op.inputs.size() < 2 || op.outputs.size() != 1) {
+    why = "it has fewer than two inputs";
+    return std::nullopt;
+  }
+  const float alpha = op.op_type == "Gemm" ? op.attr_float("alpha", 1.0f) : 1.0f;
+  if (op.op_type == "Gemm" && (op.attr_int("transA", 0) != 0 || !(alpha > 0.0f))) {
+    why = "Gemm with transA or alpha <= 0 has no INT8 kernel";
+    return std::nullopt;
+  }
+  QuantParams x;
+  const int dx = g.per_tensor_dequantize(op.inputs[0], x, why);
+  if (dx < 0) return std::nullopt;
+  std::optional<Weight> w = read_weight(g, op, why);
+  if (!w) return std::nullopt;
+  for (float& s : w->scales) s = alpha * s;  // Gemm's alpha scales the weight: s_w[c] := alpha · s_w[c]
+  const int64_t c_out = int64_t(w->scales.size());
+  const std::optional<std::vector<float>> bias = read_bias(g, op, c_out, why);
+  if (!bias) return std::nullopt;
+
+  Fusion f;
+  f.fused = op;
+  f.fused.domain = kInt8Domain;
+  f.fused.op_type = fused_type(op.op_type);
+  for (const char* drop : {"alpha", "beta", "transA"}) f.fused.attributes.erase(drop);
+  f.fused.inputs = {g.node(dx).inputs[0], w->name};
+  f.consumed = {anchor};
+
+  // The chain to a Q: activations, optionally a residual Add and more activations.
+  ActivationChain first = follow_activations(g, op.outputs[0]);
+  std::vector<int> chain = first.nodes;
+  std::string tail = first.output;
+  ActivationChain after_add{{}, ""};
+  int add = -1, dr = -1;
+  QuantParams r;
+  if (first.nodes.empty()) {
+    const int reader = g.sole_reader(op.outputs[0]);
+    if (reader >= 0 && g.node(reader).op_type == "Add" && g.node(reader).domain.empty()) {
+      const Node& a = g.node(reader);
+      const std::string& other = a.inputs[0] == op.outputs[0] ? a.inputs[1] : a.inputs[0];
+      std::string ignore;
+      if (a.inputs[0] != a.inputs[1] && (dr = g.per_tensor_dequantize(other, r, ignore)) >= 0 &&
+          !g.graph().constant(g.node(dr).inputs[0])) {
+        add = reader;
+        after_add = follow_activations(g, a.outputs[0]);
+        tail = after_add.output;
+      }
+    }
+  }
+  QuantParams y;
+  const std::string name = op.describe();
+  if (!end_at_quantize(g, tail, f, y)) {  // FP32 out: y = (float)acc · S[c] + b[c]
+    Tensor b = Tensor::from_vector<float>({c_out}, *bias), s(DType::Float32, {c_out});
+    for (int64_t c = 0; c < c_out; ++c) s.data<float>()[c] = x.scale() * w->scales[size_t(c)];
+    const std::string bn = derived_name(g, op.name + ".bias"), sn = derived_name(g, op.name + ".scale");
+    f.initializers = {{bn, std::move(b)}, {sn, std::move(s)}};
+    f.fused.inputs.insert(f.fused.inputs.end(), {bn, sn});
+    return f;
+  }
+  // INT8 out: b_q, M, bounds, guards.
+  const ActivationChain& acts = add >= 0 ? after_add : first;
+  Tensor bq(DType::Int32, {c_out}), m(DType::Float32, {c_out});
+  double max_bias = 0.0;
+  const std::vector<bool> zero = zero_channels(op, *w->q, c_out);
+  for (int64_t c = 0; c < c_out; ++c) {
+    const float sw = w->scales[size_t(c)], s_out = y.scale();
+    double b_q;
+    float mult;
+    if (zero[size_t(c)]) {  // docs/quantization.md, "An all-zero weight channel": y_q = Q(b[c])
+      b_q = double(round_half_even((*bias)[size_t(c)] / s_out));
+      mult = 1.0f;
+    } else {
+      b_q = quantize_bias((*bias)[size_t(c)], x.scale(), sw);
+      mult = requant_multiplier(x.scale(), sw, s_out);
+      check_multiplier(mult, name, "M[" + std::to_string(c) + "]",
+                       "s_x = " + std::to_string(x.scale()) + ", s_w[c] = " + std::to_string(sw) + ", s_y = " + std::to_string(s_out));
+      max_bias = std::max(max_bias, std::fabs(b_q));
+    }
+    bq.data<int32_t>()[c] = int32_t(std::clamp(b_q, -2147483648.0, 2147483647.0));
+    m.data<float>()[c] = mult;
+  }
+  check_accumulator(w->k, max_bias, name);
+  const ClampBounds bounds = acts.bounds(g, y.scale());
+  f.fused.attributes["lo"] = Attribute::of_int(bounds.lo);
+  f.fused.attributes["hi"] = Attribute::of_int(bounds.hi);
+  const std::string bn = derived_name(g, op.name + ".bias_q"), mn = derived_name(g, op.name + ".multiplier");
+  f.initializers = {{bn, std::move(bq)}, {mn, std::move(m)}};
+  f.fused.inputs.insert(f.fused.inputs.end(), {bn, mn});
+  chain.insert(chain.end(), after_add.nodes.begin(), after_add.nodes.end());
+  if (add >= 0) {
+    const float ratio = scale_ratio(r.scale(), y.scale());
+    check_multiplier(ratio, name, "R", "s_r = " + std::to_string(r.scale()) + ", s_z = " + std::to_string(y.scale()));
+    f.fused.inputs.push_back(g.node(dr).inputs[0]);
+    f.fused.attributes["residual_scale"] = Attribute::of_float(ratio);
+    chain.push_back(add);
+  }
+  f.consumed.insert(f.consumed.end(), chain.begin(), chain.end());
+  return f;
+}
+
+}  // namespace q8

@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""The INT8 engine computes what ONNX Runtime computes for the same QDQ model.
+
+    int8_crosscheck.py --q8 BUILD/q8 --ort-dir DIR --models DIR --work DIR
+
+For the shipped Fashion-MNIST model and the test-model factory's models (ConvTranspose with
+groups and C_in != C_out, Gemm transB 0/1, MatMul [K, N], residual Add, Concat, depthwise):
+calibrate (max, on random inputs), `q8 quantize` (both Add placements), then run the QDQ model
+through ONNX Runtime and through `q8 run --int8` (lowered into fused integer ops, run by the
+INT8 reference) on the same inputs. Every QuantizeLinear output is made a graph output of both,
+so every quantized tensor is compared, not only the model's outputs:
+  - int8 tensors: |q8 - ORT| <= 1 (one quantization step) on every element;
+  - float outputs read from a DequantizeLinear: within one step of that DequantizeLinear;
+  - float outputs of a fused op with FP32 output: within 2 % of the output's largest magnitude;
+and the lowering must have fused at least one node into an INT8 op per weighted model.
+Ends with 'N passed, M failed'.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from crosscheck import SPATIAL, make_inputs  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(HERE))
+from tally import Tally  # noqa: E402
+
+SKIP = {"resnet18", "detector640", "mobile_detector_opset17", "torch_shape_subgraph_opset9",
+        "torch_shape_subgraph_opset11", "torch_shape_subgraph_opset17", "broadcast_static_batch1"}
+FLOAT_TOLERANCE = 0.02  # of the largest |output|, for FP32 outputs of fused ops
+
+
+def file_safe(name):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def expose_quantized(qdq, out):
+    """A copy of the QDQ model whose every QuantizeLinear output is also a graph output; returns
+    {output: scale of its Q, or of the DequantizeLinear that produces a float output}."""
+    m = onnx.load(qdq)
+    inferred = onnx.shape_inference.infer_shapes(m)
+    ranks = {v.name: len(v.type.tensor_type.shape.dim) for v in inferred.graph.value_info if v.type.tensor_type.HasField("shape")}
+    inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    outputs = {o.name for o in m.graph.output}
+    steps = {}
+    for n in m.graph.node:
+        if n.op_type in ("QuantizeLinear", "DequantizeLinear") and n.input[1] in inits:
+            scale = inits[n.input[1]]
+            if scale.size != 1:
+                continue
+            if n.op_type == "QuantizeLinear" and n.output[0] not in outputs and n.output[0] in ranks:
+                shape = [f"{n.output[0]}_{k}" for k in range(ranks[n.output[0]])]
+                m.graph.output.append(helper.make_tensor_value_info(n.output[0], TensorProto.INT8, shape))
+                outputs.add(n.output[0])
+            steps[n.output[0]] = float(scale.reshape(-1)[0])
+    onnx.save(m, out)
+    return steps
+
+
+def run(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def compare(name, q8_out, ort_out, steps, original_outputs):
+    problems, int8_tensors, exact = [], 0, 0
+    for k, want in ort_out.items():
+        got = q8_out.get(k)
+        if got is None or got.shape != want.shape:
+            problems.append(f"{k}: q8 gave {None if got is None else got.shape}, ORT {want.shape}")
+            continue
+        if want.size == 0:
+            continue
+        if want.dtype == np.int8:
+            diff = np.abs(got.astype(np.int32) - want.astype(np.int32))
+            int8_tensors += 1
+            exact += int(diff.max() == 0)
+            if diff.max() > 1:
+                i = np.unravel_index(np.argmax(diff), diff.shape)
+                problems.append(f"{k}: int8 differs by {diff.max()} steps at {i} (q8 {got[i]}, ORT {want[i]})")
+        elif k in original_outputs:
+            diff = float(np.abs(got - want).max())
+            limit = steps[k] if k in steps else FLOAT_TOLERANCE * max(float(np.abs(want).max()), 1e-6)
+            if diff > limit * (1 + 1e-6):
+                problems.append(f"{k}: max |q8 - ORT| {diff:.4g} > {limit:.4g}")
+    return problems, int8_tensors, exact
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--q8", required=True)
+    ap.add_argument("--ort-dir", required=True)
+    ap.add_argument("--models", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    models = {f[:-5]: os.path.join(a.models, f) for f in sorted(os.listdir(a.models)) if f.endswith(".onnx") and f[:-5] not in SKIP}
+    models["fashion_cnn"] = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
+    tally = Tally()
+    for i, (name, model) in enumerate(models.items()):
+        for add_mode in ("both", "tensorrt"):
+            label = f"q8 run --int8 equals ORT within one step: {name}, --add-mode {add_mode}"
+            work = os.path.join(a.work, name, add_mode)
+            os.makedirs(os.path.join(work, "calib"), exist_ok=True)
+            try:
+                m = onnx.load(model, load_external_data=False)
+                inits = {x.name for x in m.graph.initializer}
+                inputs = [x for x in m.graph.input if x.name not in inits]
+                rng = np.random.default_rng(300 + i)
+                for x in inputs:
+                    shape = [d.dim_value if d.HasField("dim_value") else SPATIAL.get(d.dim_param, 16)
+                             for d in x.type.tensor_type.shape.dim]
+                    shape[0] = 16
+                    target = os.path.join(work, "calib", x.name) if len(inputs) > 1 else os.path.join(work, "calib")
+                    os.makedirs(target, exist_ok=True)
+                    np.save(os.path.join(target, "data.npy"), rng.standard_normal(shape).astype(np.float32))
+                spatial = {d.dim_param for x in inputs for d in x.type.tensor_type.shape.dim} & set(SPATIAL)
+                size = ["--size", f"{SPATIAL['height']}x{SPATIAL['width']}"] if spatial else []
+                table, qdq = os.path.join(work, "table.json"), os.path.join(work, "model.qdq.onnx")
+                run([a.q8, "calibrate", model, "--data", os.path.join(work, "calib"), "--method", "max", "--json", table,
+                     "--quiet"] + size)
+                run([a.q8, "quantize", model, "--calib", table, "-o", qdq, "--add-mode", add_mode])
+                exposed = os.path.join(work, "exposed.qdq.onnx")
+                steps = expose_quantized(qdq, exposed)
+                files = make_inputs(model, work, 2, 17 + i)
+                feeds = sum([["--input", f"{k}={v}"] for k, v in files.items()], [])
+                out_q8, out_ort = os.path.join(work, "q8"), os.path.join(work, "ort")
+                log = run([a.q8, "run", exposed, "--int8", "--output-dir", out_q8] + feeds)
+                run(["node", os.path.join(HERE, "ort_run.js"), a.ort_dir, exposed, out_ort] + [f"{k}={v}" for k, v in files.items()])
+                q8_out = {f[:-4]: np.load(os.path.join(out_q8, f)) for f in os.listdir(out_q8)}
+                ort_out = {}
+                for f in os.listdir(out_ort):
+                    ort_out[f[:-4]] = np.load(os.path.join(out_ort, f))
+                original = {file_safe(o.name) for o in m.graph.output}
+                steps = {file_safe(k): v for k, v in steps.items()}
+                problems, tensors, exact = compare(name, q8_out, ort_out, steps, original)
+                fused = int(re.search(r"→ (\d+) fused INT8 ops", log).group(1))
+                weighted = any(n.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") for n in onnx.load(qdq).graph.node)
+                if weighted and fused == 0:
+                    problems.append("no node was lowered to an INT8 op")
+                print(f"  {name} ({add_mode}): {fused} fused INT8 ops; {tensors} int8 tensors compared, {exact} bit-identical")
+                tally.check(label, "; ".join(problems[:3]))
+            except subprocess.CalledProcessError as e:
+                tally.check(label, f"{os.path.basename(e.cmd[0])} {e.cmd[1]} failed: {(e.stderr or '').strip()[:300]}")
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
