@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "calib/sha256.h"
+#include "engine/io/sha256.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/json_int.h"
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/ir/error.h"
+#include "engine/plan/reference/backend.h"
 #include "engine/plan/rules/rule.h"
 
 namespace q8 {
@@ -91,9 +92,12 @@ Lowered lower_qdq(const Graph& qdq) {
     for (const auto& [name, t] : f.initializers) out.graph.initializers[name] = t;
   }
   remove_dead(out.graph);
+  bool has_domain = false;
+  for (const OpsetImport& o : out.graph.opsets) has_domain = has_domain || o.domain == kInt8Domain;
+  if (!has_domain) out.graph.opsets.push_back({kInt8Domain, 1});
   std::set<std::string> produced;
   for (const Node& node : out.graph.nodes) {
-    out.fused_nodes += node.domain == "q8";
+    out.fused_nodes += node.domain == kInt8Domain;
     produced.insert(node.outputs.begin(), node.outputs.end());
   }
 

@@ -6,7 +6,7 @@
 
 #include "calib/histogram.h"
 #include "calib/methods/method.h"
-#include "calib/sha256.h"
+#include "engine/io/sha256.h"
 #include "calib/tensor_observer.h"
 #include "calib/trt_cache.h"
 #include "calib/weight_ranges.h"

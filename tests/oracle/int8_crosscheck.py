@@ -12,7 +12,9 @@ so every quantized tensor is compared, not only the model's outputs:
   - int8 tensors: |q8 - ORT| <= 1 (one quantization step) on every element;
   - float outputs read from a DequantizeLinear: within one step of that DequantizeLinear;
   - float outputs of a fused op with FP32 output: within 2 % of the output's largest magnitude;
-and the lowering must have fused at least one node into an INT8 op per weighted model.
+and the lowering must have fused at least one node into an INT8 op per weighted model. Each
+model's plan (`q8 build`) is byte-identical across two builds and runs to the same bits as
+`q8 run --int8`; damaged plans fail with one clear error line.
 Ends with 'N passed, M failed'.
 """
 import argparse
@@ -103,6 +105,7 @@ def main():
     models = {f[:-5]: os.path.join(a.models, f) for f in sorted(os.listdir(a.models)) if f.endswith(".onnx") and f[:-5] not in SKIP}
     models["fashion_cnn"] = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
     tally = Tally()
+    last_plan = None
     for i, (name, model) in enumerate(models.items()):
         for add_mode in ("both", "tensorrt"):
             label = f"q8 run --int8 equals ORT within one step: {name}, --add-mode {add_mode}"
@@ -140,6 +143,19 @@ def main():
                 original = {file_safe(o.name) for o in m.graph.output}
                 steps = {file_safe(k): v for k, v in steps.items()}
                 problems, tensors, exact = compare(name, q8_out, ort_out, steps, original)
+                # The plan: built twice, byte-identical; run, the same bits as --int8.
+                plans = [os.path.join(work, f"model{k}.q8plan") for k in (1, 2)]
+                shapes = sum([["--shape", f"{k}=" + "x".join(map(str, np.load(v).shape))] for k, v in files.items()], [])
+                for plan in plans:
+                    run([a.q8, "build", exposed, "-o", plan] + shapes)
+                if open(plans[0], "rb").read() != open(plans[1], "rb").read():
+                    problems.append("two builds of the same model gave different plans")
+                out_plan = os.path.join(work, "plan")
+                run([a.q8, "run", plans[0], "--output-dir", out_plan] + feeds)
+                for f in os.listdir(out_q8):
+                    if not np.array_equal(np.load(os.path.join(out_plan, f)), np.load(os.path.join(out_q8, f))):
+                        problems.append(f"q8 run PLAN differs from q8 run --int8 on {f}")
+                last_plan = plans[0]
                 fused = int(re.search(r"→ (\d+) fused INT8 ops", log).group(1))
                 weighted = any(n.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") for n in onnx.load(qdq).graph.node)
                 if weighted and fused == 0:
@@ -148,6 +164,20 @@ def main():
                 tally.check(label, "; ".join(problems[:3]))
             except subprocess.CalledProcessError as e:
                 tally.check(label, f"{os.path.basename(e.cmd[0])} {e.cmd[1]} failed: {(e.stderr or '').strip()[:300]}")
+    # A damaged plan: one error line, exit status 1, for each kind of damage.
+    good = open(last_plan, "rb").read()
+    future = bytearray(good)
+    future[8] = 9
+    flipped = bytearray(good)
+    flipped[len(good) // 2] ^= 1
+    for what, data, expect in (("truncated", good[:100], "truncated"), ("a flipped byte", bytes(flipped), "SHA-256"),
+                               ("a future version", bytes(future), "plan version 9")):
+        bad = os.path.join(a.work, "damaged.q8plan")
+        open(bad, "wb").write(data)
+        p = subprocess.run([a.q8, "run", bad, "--output-dir", os.path.join(a.work, "damaged")], capture_output=True, text=True)
+        lines = p.stderr.strip().splitlines()
+        ok = p.returncode == 1 and len(lines) == 1 and lines[0].startswith("q8: error:") and expect in lines[0]
+        tally.check(f"q8 run on a plan with {what} fails with one clear line", "" if ok else f"exit {p.returncode}: {p.stderr.strip()[:200]}")
     return tally.finish()
 
 

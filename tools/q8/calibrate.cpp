@@ -14,7 +14,7 @@
 #include "calib/clipping.h"
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
-#include "calib/sha256.h"
+#include "engine/io/sha256.h"
 #include "calib/trt_cache.h"
 #include "datasets/model_inputs.h"
 #include "engine/io/atomic_write.h"

@@ -10,7 +10,7 @@
 #include "calib/json_table.h"
 #include "calib/methods/method.h"
 #include "calib/overrides.h"
-#include "calib/sha256.h"
+#include "engine/io/sha256.h"
 #include "calib/trt_cache.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/export.h"
@@ -18,6 +18,7 @@
 #include "quant/materialize.h"
 #include "quant/preprocess_metadata.h"
 #include "tools/q8/commands.h"
+#include "tools/q8/validators.h"
 
 namespace q8::cli {
 
@@ -67,11 +68,8 @@ void quantize(QuantizeOptions o) {
               o.model.c_str(), o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str(),
               o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32");
-  namespace fs = std::filesystem;
-  for (const auto& [what, path] : {std::pair<const char*, const std::string*>{"the model", &o.model}, {"--calib", &o.calib},
-                                   {"--overrides", &o.overrides}, {"--histograms", &o.histograms}})
-    check(path->empty() || fs::weakly_canonical(fs::absolute(*path)) != fs::weakly_canonical(fs::absolute(o.output)),
-          "-o " + o.output + " is " + what + ": the output would overwrite an input");
+  check_output_is_no_input("-o", o.output, {{"the model", o.model}, {"--calib", o.calib}, {"--overrides", o.overrides},
+                                           {"--histograms", o.histograms}});
   Graph graph = load_model(o.model);
   RangeTable table;
   const std::string calib_text = read_file(o.calib);

@@ -1,6 +1,7 @@
-// q8 run MODEL [--input NAME=FILE]... --output-dir DIR [--int8]: runs the graph on the CPU and
+// q8 run MODEL|PLAN [--input NAME=FILE]... --output-dir DIR [--int8]: runs the graph on the CPU and
 // writes DIR/<output>.npy for every graph output. With --int8 a QDQ model is first lowered into
-// the INT8 engine's fused integer ops (engine/plan/lower.h), which the INT8 reference runs.
+// the INT8 engine's fused integer ops (engine/plan/lower.h), which the INT8 reference runs; a plan
+// file from q8 build holds them already.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,8 +14,7 @@
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
 #include "engine/onnx/tensor_proto.h"
-#include "engine/plan/lower.h"
-#include "engine/plan/reference/backend.h"
+#include "engine/plan/build_plan.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/validators.h"
 #include "tools/q8/tensor_args.h"
@@ -50,15 +50,20 @@ void print_output(const std::string& name, const Tensor& t) {
 void run(const RunOptions& o) {
   if (o.threads > 0) set_compute_threads(o.threads);
   std::printf("=== q8 run ===\nmodel:      %s\ndevice:     %s\nprecision:  %s\nthreads:    %d\noutput dir: %s\n",
-              o.model.c_str(), o.device.c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is",
+              o.model.c_str(), o.device.c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is (a plan: int8)",
               compute_threads(), o.output_dir.c_str());
-  Graph graph = load_model(o.model);
-  if (o.int8) {
-    Lowered lowered = lower_qdq(graph);
+  Graph graph;
+  const std::string bytes = read_file(o.model);
+  if (is_plan(bytes)) {  // a plan from q8 build: already lowered
+    graph = parse_plan(bytes, o.model).graph;
+  } else if (o.int8) {
+    Lowered lowered = lower_qdq(load_model(o.model));
     std::fputs(format_lowering_report(lowered).c_str(), stdout);
     graph = std::move(lowered.graph);
+  } else {
+    graph = load_model(o.model);
   }
-  Executor exec(std::move(graph), {&int8_reference_backend(), &cpu_backend()});
+  Executor exec(std::move(graph), plan_backends());
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
   for (const auto& [name, t] : inputs)
     std::printf("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
@@ -91,7 +96,7 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run the FP32 graph on the CPU and write every output as .npy");
   auto o = std::make_shared<RunOptions>();
-  cmd->add_option("model", o->model, "ONNX model")->required();
+  cmd->add_option("model", o->model, "ONNX model, or a plan file from q8 build")->required();
   cmd->add_option("--input", o->inputs, "NAME=FILE (.npy or ONNX TensorProto .pb); repeat per input. "
                                         "Inputs not given are deterministic random tensors");
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… fixes the dynamic dimensions of a generated input "

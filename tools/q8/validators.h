@@ -1,12 +1,16 @@
-// Checks for numeric flags, with messages that say the rule (CLI11 names the flag).
+// Checks for flags, with messages that say the rule (CLI11 names the flag).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/io/numbers.h"
+#include "engine/ir/error.h"
 
 namespace q8::cli {
 
@@ -38,6 +42,17 @@ inline CLI::Validator power_of_two(int64_t lo, int64_t hi) {
         }
       },
       "power of two");
+}
+
+// Error unless the file at `output` (given by `flag`) is none of `inputs` ((what, path) pairs;
+// empty paths are skipped): an output must never overwrite an input.
+inline void check_output_is_no_input(const std::string& flag, const std::string& output,
+                                     const std::vector<std::pair<std::string, std::string>>& inputs) {
+  namespace fs = std::filesystem;
+  const auto canonical = [](const std::string& p) { return fs::weakly_canonical(fs::absolute(p)).string(); };
+  for (const auto& [what, path] : inputs)
+    check(path.empty() || canonical(path) != canonical(output),
+          flag + " " + output + " is " + what + ": the output would overwrite an input");
 }
 
 }  // namespace q8::cli

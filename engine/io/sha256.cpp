@@ -1,4 +1,4 @@
-#include "calib/sha256.h"
+#include "engine/io/sha256.h"
 
 #include <array>
 #include <cstdint>

@@ -1,0 +1,31 @@
+// Building a plan from a QDQ model: lower it, run it once at the given input shapes to learn
+// every intermediate's size and lifetime, and plan memory from that liveness.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/cpu/executor.h"
+#include "engine/plan/lower.h"
+#include "engine/plan/plan_file.h"
+
+namespace q8 {
+
+// The backends a plan runs on, in order of preference: the INT8 reference, then the CPU ops.
+BackendList plan_backends();
+
+struct BuiltPlan {
+  Plan plan;
+  Lowered lowered;                         // its report, for printing
+  std::vector<std::string_view> placement;  // per node of plan.graph: the backend it runs on
+};
+
+// inputs: one sample input per graph input at the shapes the memory plan is for.
+BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const TensorMap& inputs);
+
+// "x=1x1x28x28,y=…": the shapes of inputs, in name order.
+std::string describe_shapes(const TensorMap& inputs);
+
+}  // namespace q8

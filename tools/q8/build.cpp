@@ -1,0 +1,73 @@
+// q8 build QDQ_MODEL -o PLAN [--shape NAME=DIMS]...: lowers a QDQ model into the INT8 engine's
+// fused integer ops and writes a plan file (docs/plan.md): the lowering report, where each node
+// runs, and a memory plan for the given input shapes.
+#include <cstdio>
+#include <map>
+
+#include "engine/io/atomic_write.h"
+#include "engine/io/sha256.h"
+#include "engine/onnx/import.h"
+#include "engine/plan/build_plan.h"
+#include "tools/q8/commands.h"
+#include "tools/q8/tensor_args.h"
+#include "tools/q8/validators.h"
+
+namespace q8::cli {
+
+namespace {
+
+struct BuildOptions {
+  std::string model;
+  std::string output;
+  std::vector<std::string> shapes;  // NAME=1x3x224x224
+  bool verbose = false;
+};
+
+void print_report(const BuiltPlan& b, bool verbose) {
+  const Lowered& l = b.lowered;
+  std::map<std::string, int> fused;
+  for (const Node& n : l.graph.nodes)
+    if (!n.domain.empty()) ++fused[n.op_type];
+  std::printf("%s", format_lowering_report(l).substr(0, format_lowering_report(l).find('\n') + 1).c_str());
+  for (const auto& [op, count] : fused) std::printf("  %-16s %d\n", op.c_str(), count);
+  for (const LoweringEntry& e : l.report)
+    if (verbose || !e.reason.empty()) std::printf("  %s → %s%s\n", e.node.c_str(), e.outcome.c_str(), e.reason.empty() ? "" : (": " + e.reason).c_str());
+  std::map<std::string_view, int> placed;
+  for (std::string_view p : b.placement) ++placed[p];
+  std::printf("placement:");
+  for (const auto& [backend, count] : placed) std::printf(" %s %d nodes;", std::string(backend).c_str(), count);
+  std::printf("\n");
+  if (verbose)
+    for (size_t i = 0; i < b.placement.size(); ++i)
+      std::printf("  %-40s %s\n", l.graph.nodes[i].describe().c_str(), std::string(b.placement[i]).c_str());
+}
+
+void build(const BuildOptions& o) {
+  std::printf("=== q8 build ===\nmodel:   %s\noutput:  %s\n", o.model.c_str(), o.output.c_str());
+  check_output_is_no_input("-o", o.output, {{"the model", o.model}});
+  const std::string bytes = read_file(o.model);
+  const Graph qdq = load_model(o.model);
+  const TensorMap inputs = gather_inputs(qdq, {}, o.shapes, kDefaultSeed);
+  const BuiltPlan b = build_plan(qdq, sha256_hex(bytes), inputs);
+  std::printf("shapes:  %s\n", b.plan.shapes.c_str());
+  print_report(b, o.verbose);
+  std::printf("memory plan: %zu intermediate buffers, arena %.2f MiB (peak), %.2f MiB without reuse\n", b.plan.buffers.size(),
+              double(b.plan.memory.arena_bytes) / 1048576.0, double(b.plan.memory.total_bytes) / 1048576.0);
+  const std::string plan = serialize_plan(b.plan);
+  write_file_atomically(o.output, plan);
+  std::printf("wrote %s (%zu bytes, sha256 %s)\n", o.output.c_str(), plan.size(), sha256_hex(plan).c_str());
+}
+
+}  // namespace
+
+void add_build_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("build", "Lower a QDQ model into fused INT8 ops and write a plan file");
+  auto o = std::make_shared<BuildOptions>();
+  cmd->add_option("model", o->model, "QDQ ONNX model (from q8 quantize, or any symmetric int8 QDQ model)")->required();
+  cmd->add_option("-o,--output", o->output, "plan file to write (.q8plan)")->required();
+  cmd->add_option("--shape", o->shapes, "NAME=DxDx… input shape the memory plan is for (dynamic dims default to 1)");
+  cmd->add_flag("--verbose", o->verbose, "list every node's lowering and placement");
+  cmd->callback([o] { build(*o); });
+}
+
+}  // namespace q8::cli
