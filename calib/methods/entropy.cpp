@@ -12,41 +12,54 @@
 
 namespace q8 {
 
+namespace {
+
+// Prefix sums over the counts, so each candidate's KL costs O(levels) instead of O(bins):
+// count[i] = Σ_{b<i} c_b, nonzero[i] = #{b < i : c_b > 0}, c_log_c[i] = Σ_{b<i} c_b · ln c_b.
+struct CountPrefix {
+  std::vector<double> count, c_log_c;
+  std::vector<int64_t> nonzero;
+  explicit CountPrefix(const std::vector<uint64_t>& c) : count(c.size() + 1, 0.0), c_log_c(c.size() + 1, 0.0), nonzero(c.size() + 1, 0) {
+    for (size_t b = 0; b < c.size(); ++b) {
+      const double v = double(c[b]);
+      count[b + 1] = count[b] + v;
+      c_log_c[b + 1] = c_log_c[b] + (v > 0 ? v * std::log(v) : 0.0);
+      nonzero[b + 1] = nonzero[b] + (c[b] > 0);
+    }
+  }
+};
+
 // KL(P‖Q) for the first n bins of counts c (n >= kQuantizedLevels, c.size() bins in use), as
-// docs/calibration.md defines.
-double entropy_kl(const std::vector<uint64_t>& c, int64_t n) {
-  const int64_t used = int64_t(c.size());
-  std::vector<double> p(static_cast<size_t>(n));
-  for (int64_t b = 0; b < n; ++b) p[size_t(b)] = double(c[size_t(b)]);
-  for (int64_t b = n; b < used; ++b) p[size_t(n - 1)] += double(c[size_t(b)]);
-  // Q: the unclipped bins c[0..n) merged into levels, each level's mass spread evenly over its
-  // non-zero bins. (Built from P instead, Q would equal P at n = 128 and KL would be 0 there.)
-  std::vector<double> q(size_t(n), 0.0);
+// docs/calibration.md defines it, summed by levels: with S_P = Σ P = Σ c and S_Q = Σ Q = Σ_{b<n} c,
+//   KL = (Σ P_b ln P_b − Σ P_b ln Q_b) / S_P − ln S_P + ln S_Q,
+// where Q is constant (m_l / k_l) on the non-zero bins of level l, so Σ_{b in l} c_b ln Q_b =
+// m_l ln(m_l / k_l); only the last bin, which also holds the clipped outliers, needs a correction.
+double entropy_kl(const std::vector<uint64_t>& c, const CountPrefix& pre, int64_t n) {
+  const size_t last = size_t(n - 1);
+  const double total = pre.count.back(), kept = pre.count[size_t(n)];
+  const double outliers = total - kept, p_last = double(c[last]) + outliers;
+  // Bin n − 1 holds only clipped outliers: P > 0 where Q = 0, an infinite divergence that
+  // TensorRT's reference leaves out.
+  if (c[last] == 0) return p_last > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  const double p_log_p = pre.c_log_c[last] + p_last * std::log(p_last);
+  double p_log_q = 0, q_last = 0;
   int64_t start = 0;
   for (int64_t level = 0; level < kQuantizedLevels; ++level) {
     // Bins b with floor(L · b / n) == level: b in [ceil(level · n / L), ceil((level + 1) · n / L)).
     const int64_t end = ((level + 1) * n + kQuantizedLevels - 1) / kQuantizedLevels;
-    double mass = 0;
-    int64_t nonzero = 0;
-    for (int64_t b = start; b < end; ++b)
-      if (c[size_t(b)] > 0) mass += double(c[size_t(b)]), ++nonzero;
-    for (int64_t b = start; b < end; ++b)
-      if (c[size_t(b)] > 0) q[size_t(b)] = mass / double(nonzero);
+    const double mass = pre.count[size_t(end)] - pre.count[size_t(start)];
+    const int64_t members = pre.nonzero[size_t(end)] - pre.nonzero[size_t(start)];
+    if (members > 0) {
+      q_last = mass / double(members);  // bin n − 1 is in the last level (n >= L)
+      p_log_q += mass * std::log(q_last);
+    }
     start = end;
   }
-  double sum_p = 0, sum_q = 0;
-  for (int64_t b = 0; b < n; ++b) sum_p += p[size_t(b)], sum_q += q[size_t(b)];
-  double kl = 0;
-  for (int64_t b = 0; b < n; ++b) {
-    if (p[size_t(b)] <= 0) continue;
-    // Only bin n − 1 can have P > 0 where Q = 0 (all its mass is clipped outliers): that
-    // divergence is infinite, and TensorRT's reference leaves such a candidate out.
-    if (q[size_t(b)] <= 0) return std::numeric_limits<double>::infinity();
-    const double pb = p[size_t(b)] / sum_p, qb = q[size_t(b)] / sum_q;
-    kl += pb * std::log(pb / qb);
-  }
-  return kl;
+  p_log_q += outliers * std::log(q_last);  // P_{n−1} = c_{n−1} + outliers, all at Q_{n−1}
+  return (p_log_p - p_log_q) / total - std::log(total) + std::log(kept);
 }
+
+}  // namespace
 
 class EntropyMethod final : public CalibrationMethod {
  public:
@@ -62,13 +75,14 @@ class EntropyMethod final : public CalibrationMethod {
     const double nonzero = double(stats.nonzero());
     if (c.size() > 1) c[0] = c[1];
     const int64_t used = int64_t(c.size());
+    const CountPrefix prefix(c);
     const auto kl = [&](int64_t n) {
       // A candidate that saturates more than kEntropySaturationLimit of the non-zero values is
       // left out: a spike at the threshold hides that loss from the KL divergence.
       const double bound = saturation_bound(double(n) - 0.5);  // in bins
       const size_t first = std::min(c.size(), size_t(std::ceil(bound)));
       if (nonzero > 0 && above[first] > kEntropySaturationLimit * nonzero) return std::numeric_limits<double>::infinity();
-      return entropy_kl(c, n);
+      return entropy_kl(c, prefix, n);
     };
     const auto n = h.empty() ? std::nullopt : least_cost_bins(used, kl);
     // The centre of the last kept bin, never above the largest value seen.
