@@ -5,7 +5,8 @@
 
 For the shipped Fashion-MNIST model and the test-model factory's models (ConvTranspose with
 groups and C_in != C_out, Gemm transB 0/1, MatMul [K, N], residual Add, Concat, depthwise):
-calibrate (max, on random inputs), `q8 quantize` (both Add placements), then run the QDQ model
+calibrate (max, on random inputs), `q8 quantize` (both Add placements; for the shipped model also
+FP32 weights behind Q -> DQ), then run the QDQ model
 through ONNX Runtime and through `q8 run --int8` (lowered into fused integer ops, run by the
 INT8 reference) on the same inputs. Every QuantizeLinear output is made a graph output of both,
 so every quantized tensor is compared, not only the model's outputs:
@@ -107,9 +108,12 @@ def main():
     tally = Tally()
     last_plan = None
     for i, (name, model) in enumerate(models.items()):
-        for add_mode in ("both", "tensorrt"):
-            label = f"q8 run --int8 equals ORT within one step: {name}, --add-mode {add_mode}"
-            work = os.path.join(a.work, name, add_mode)
+        variants = {"both": ["--add-mode", "both"], "tensorrt": ["--add-mode", "tensorrt"]}
+        if name == "fashion_cnn":
+            variants["fp32-weights"] = ["--fp32-weights"]  # FP32 weights behind Q -> DQ
+        for variant, quantize_flags in variants.items():
+            label = f"q8 run --int8 equals ORT within one step: {name}, {' '.join(quantize_flags)}"
+            work = os.path.join(a.work, name, variant)
             os.makedirs(os.path.join(work, "calib"), exist_ok=True)
             try:
                 m = onnx.load(model, load_external_data=False)
@@ -128,7 +132,7 @@ def main():
                 table, qdq = os.path.join(work, "table.json"), os.path.join(work, "model.qdq.onnx")
                 run([a.q8, "calibrate", model, "--data", os.path.join(work, "calib"), "--method", "max", "--json", table,
                      "--quiet"] + size)
-                run([a.q8, "quantize", model, "--calib", table, "-o", qdq, "--add-mode", add_mode])
+                run([a.q8, "quantize", model, "--calib", table, "-o", qdq] + quantize_flags)
                 exposed = os.path.join(work, "exposed.qdq.onnx")
                 steps = expose_quantized(qdq, exposed)
                 files = make_inputs(model, work, 2, 17 + i)
@@ -160,7 +164,7 @@ def main():
                 weighted = any(n.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") for n in onnx.load(qdq).graph.node)
                 if weighted and fused == 0:
                     problems.append("no node was lowered to an INT8 op")
-                print(f"  {name} ({add_mode}): {fused} fused INT8 ops; {tensors} int8 tensors compared, {exact} bit-identical")
+                print(f"  {name} ({variant}): {fused} fused INT8 ops; {tensors} int8 tensors compared, {exact} bit-identical")
                 tally.check(label, "; ".join(problems[:3]))
             except subprocess.CalledProcessError as e:
                 tally.check(label, f"{os.path.basename(e.cmd[0])} {e.cmd[1]} failed: {(e.stderr or '').strip()[:300]}")

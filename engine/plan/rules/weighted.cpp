@@ -15,10 +15,27 @@ namespace {
 // C_out/g scales of axis 1, docs/quantization.md "ConvTranspose").
 struct Weight {
   std::string name;
-  const Tensor* q = nullptr;
+  Tensor q;                     // int8 (storage shared with the graph's constant)
+  bool quantized_here = false;  // from an FP32 weight behind QuantizeLinear: a new constant
   std::vector<float> scales;  // C_out
   int64_t k = 0;              // taps per output element (the accumulator's K)
 };
+
+// A constant FP32 weight behind a QuantizeLinear (q8 quantize --fp32-weights), quantized here by
+// the QuantizeLinear op itself, so the int8 values are exactly those the QDQ model computes.
+std::optional<Tensor> quantize_constant(const QdqGraph& g, const std::string& value) {
+  const int p = g.producer(value);
+  if (p < 0 || g.node(p).op_type != "QuantizeLinear" || !g.node(p).domain.empty()) return std::nullopt;
+  const Node& q = g.node(p);
+  Inputs in;
+  for (const std::string& name : q.inputs) {
+    const Tensor* t = name.empty() ? nullptr : g.graph().constant(name);
+    if (!name.empty() && !t) return std::nullopt;
+    in.push_back(t);
+  }
+  OpContext ctx{g.graph().opset(), std::vector<bool>(q.inputs.size(), true)};
+  return find_op("QuantizeLinear")->create(q, ctx)->run(in).at(0);
+}
 
 std::optional<Weight> read_weight(const QdqGraph& g, const Node& op, std::string& why) {
   const int d = g.producer(op.inputs[1]);
@@ -27,30 +44,37 @@ std::optional<Weight> read_weight(const QdqGraph& g, const Node& op, std::string
     return std::nullopt;
   }
   const Node& dq = g.node(d);
-  Weight w{dq.inputs[0], g.graph().constant(dq.inputs[0]), {}, 0};
-  if (!w.q || w.q->dtype() != DType::Int8) {
+  Weight w{dq.inputs[0], {}, false, {}, 0};
+  if (const Tensor* t = g.graph().constant(dq.inputs[0])) {
+    w.q = *t;
+  } else if (std::optional<Tensor> t = quantize_constant(g, dq.inputs[0])) {
+    w.q = *t;
+    w.quantized_here = true;
+    w.name = derived_name(g, op.name + ".weight_q");
+  }
+  if (w.q.dtype() != DType::Int8) {
     why = "its weight is not a constant int8 tensor behind " + dq.describe();
     return std::nullopt;
   }
   const std::optional<QuantParams> p = g.params(dq, why);
   if (!p) return std::nullopt;
-  const std::optional<int64_t> axis = per_channel_axis(op, w.q->rank());
-  if (!axis || (op.op_type == "MatMul" && w.q->rank() != 2)) {
-    why = "its weight has rank " + std::to_string(w.q->rank()) + ", which has no INT8 kernel";
+  const std::optional<int64_t> axis = per_channel_axis(op, w.q.rank());
+  if (!axis || (op.op_type == "MatMul" && w.q.rank() != 2)) {
+    why = "its weight has rank " + std::to_string(w.q.rank()) + ", which has no INT8 kernel";
     return std::nullopt;
   }
-  const int64_t rank = int64_t(w.q->rank()), group = op.attr_int("group", 1);
-  const int64_t along = w.q->dim(size_t(*axis));
+  const int64_t rank = int64_t(w.q.rank()), group = op.attr_int("group", 1);
+  const int64_t along = w.q.dim(size_t(*axis));
   const int64_t c_out = op.op_type == "ConvTranspose" ? along * group : along;
   if (!p->per_tensor() && ((p->axis < 0 ? p->axis + rank : p->axis) != *axis || int64_t(p->scales.size()) != along)) {
     why = "its weight scales are not per output channel along axis " + std::to_string(*axis);
     return std::nullopt;
   }
   for (int64_t o = 0; o < c_out; ++o) w.scales.push_back(p->per_tensor() ? p->scale() : p->scales[size_t(o % along)]);
-  const int64_t elements = w.q->numel();
+  const int64_t elements = w.q.numel();
   if (op.op_type == "Conv") w.k = elements / std::max<int64_t>(c_out, 1);
   else if (op.op_type == "ConvTranspose") w.k = elements / std::max<int64_t>(along, 1);  // (C/g) · taps ≥ any output's terms
-  else w.k = op.attr_int("transB", 0) ? w.q->dim(1) : w.q->dim(0);
+  else w.k = op.attr_int("transB", 0) ? w.q.dim(1) : w.q.dim(0);
   return w;
 }
 
@@ -130,6 +154,7 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   for (const char* drop : {"alpha", "beta", "transA"}) f.fused.attributes.erase(drop);
   f.fused.inputs = {g.node(dx).inputs[0], w->name};
   f.consumed = {anchor};
+  if (w->quantized_here) f.initializers[w->name] = w->q;
 
   // The chain to a Q: activations, optionally a residual Add and more activations.
   ActivationChain first = follow_activations(g, op.outputs[0]);
@@ -158,7 +183,8 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
     Tensor b = Tensor::from_vector<float>({c_out}, *bias), s(DType::Float32, {c_out});
     for (int64_t c = 0; c < c_out; ++c) s.data<float>()[c] = x.scale() * w->scales[size_t(c)];
     const std::string bn = derived_name(g, op.name + ".bias"), sn = derived_name(g, op.name + ".scale");
-    f.initializers = {{bn, std::move(b)}, {sn, std::move(s)}};
+    f.initializers.emplace(bn, std::move(b));
+    f.initializers.emplace(sn, std::move(s));
     f.fused.inputs.insert(f.fused.inputs.end(), {bn, sn});
     return f;
   }
@@ -166,7 +192,7 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   const ActivationChain& acts = add >= 0 ? after_add : first;
   Tensor bq(DType::Int32, {c_out}), m(DType::Float32, {c_out});
   double max_bias = 0.0;
-  const std::vector<bool> zero = zero_channels(op, *w->q, c_out);
+  const std::vector<bool> zero = zero_channels(op, w->q, c_out);
   for (int64_t c = 0; c < c_out; ++c) {
     const float sw = w->scales[size_t(c)], s_out = y.scale();
     double b_q;
@@ -189,7 +215,8 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   f.fused.attributes["lo"] = Attribute::of_int(bounds.lo);
   f.fused.attributes["hi"] = Attribute::of_int(bounds.hi);
   const std::string bn = derived_name(g, op.name + ".bias_q"), mn = derived_name(g, op.name + ".multiplier");
-  f.initializers = {{bn, std::move(bq)}, {mn, std::move(m)}};
+  f.initializers.emplace(bn, std::move(bq));
+  f.initializers.emplace(mn, std::move(m));
   f.fused.inputs.insert(f.fused.inputs.end(), {bn, mn});
   chain.insert(chain.end(), after_add.nodes.begin(), after_add.nodes.end());
   if (add >= 0) {
