@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/cpu/executor.h"
+#include "engine/plan/build_plan.h"
 #include "quant/qdq_pairs.h"
 
 namespace q8 {
@@ -131,7 +132,7 @@ AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream
   for (const auto& [t, dq] : pairs) twin_of[dq] = t;
   std::map<std::string, std::pair<double, double>> energy;  // tensor → (Σx², Σ(x − x̂)²)
   std::map<std::string, uint64_t> elements;
-  Executor a(fp32), b(qdq);
+  Executor a(fp32), b(options.int8_engine ? lower_qdq(qdq).graph : qdq, plan_backends());
   std::map<std::string, Tensor> captured;
   a.set_hook([&](const Node& node, size_t, const std::vector<Tensor>& outs) {
     for (size_t k = 0; k < node.outputs.size() && k < outs.size(); ++k)

@@ -53,6 +53,7 @@ struct CompareOptions {
   double threshold = 0.5;                      // binarises a one-channel map
   std::shared_ptr<SampleSource> masks;         // per-pixel class labels, aligned with the data
   std::function<void(const TensorMap&)> on_batch;  // sees each batch's inputs
+  bool int8_engine = false;                    // run the QDQ model lowered into fused INT8 ops
 };
 
 struct AccuracyReport {

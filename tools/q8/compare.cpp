@@ -124,6 +124,8 @@ void compare(CompareCliOptions o) {
   const std::string dataset = inputs[0].source->describe() + " at " + o.d.data;
   std::printf("=== q8 compare ===\nFP32:    %s\nINT8:    %s\ndataset: %s, running %lld\npreproc: %s (%s)\n", o.fp32.c_str(), o.qdq.c_str(),
               dataset.c_str(), static_cast<long long>(stream.total()), o.d.pre.describe().c_str(), preprocessing_from.c_str());
+  std::printf("engine:  %s\n", o.compare.int8_engine ? "INT8 (the QDQ model lowered into fused integer ops, --int8)"
+                                                      : "the QDQ model as float Q/DQ");
   if (!o.masks.empty()) std::printf("masks:   %s\n", o.compare.masks->describe().c_str());
   for (const Threshold& t : thresholds)
     std::printf("fail if: %s %s %g\n", t.metric.c_str(), metric_is_drop(t.metric) ? ">" : "<", t.value);
@@ -171,6 +173,7 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("fp32_model", o->fp32, "FP32 ONNX model")->required();
   cmd->add_option("qdq_model", o->qdq, "its QDQ twin from q8 quantize")->required();
   cmd->add_option("--json", o->json, "write the report as JSON");
+  cmd->add_flag("--int8", o->compare.int8_engine, "run the QDQ model on the INT8 engine (lowered into fused integer ops)");
   cmd->add_option("--layers", o->layers, "rows of the per-layer table")->capture_default_str()->check(at_least(0));
   cmd->add_option("--blame", o->blame, "isolated per-layer blame on the first N samples (0: off)")->capture_default_str()
       ->check(at_least(0));

@@ -3,6 +3,7 @@
 // taps (padding taps are 0), then the epilogue (epilogue.h).
 // Inputs: x_q int8 [N, C, spatial…], w_q int8 [M, C/g, k…], bias, scale, residual (epilogue.h).
 // Attributes: Conv's (kernel_shape, strides, dilations, pads, auto_pad, group), lo, hi, residual_scale.
+#include "engine/cpu/parallel.h"
 #include "engine/ops/conv_common.h"
 #include "engine/plan/reference/epilogue.h"
 
@@ -37,22 +38,24 @@ class QConv final : public Op {
     const int64_t cg = c / group_, mg = m / group_, taps = geo.kernel_size;
     const int8_t* px = x.data<int8_t>();
     const int8_t* pw = w.data<int8_t>();
-    for (int64_t s = 0; s < n; ++s)
-      for (int64_t oc = 0; oc < m; ++oc) {
-        const int64_t g = oc / mg;
-        for (int64_t o = 0; o < geo.out_size; ++o) {
-          int64_t acc = 0;
-          for (int64_t ci = 0; ci < cg; ++ci) {
-            const int8_t* image = px + (s * c + g * cg + ci) * geo.in_size;
-            const int8_t* filter = pw + (oc * cg + ci) * taps;
-            for (int64_t k = 0; k < taps; ++k) {
+    // One (sample, output channel) plane per task; planes are independent, sums stay in order.
+    parallel_for(n * m, 1, [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> acc(static_cast<size_t>(geo.out_size));
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t s = plane / m, oc = plane % m, g = oc / mg;
+        std::fill(acc.begin(), acc.end(), 0);
+        for (int64_t ci = 0; ci < cg; ++ci) {
+          const int8_t* image = px + (s * c + g * cg + ci) * geo.in_size;
+          const int8_t* filter = pw + (oc * cg + ci) * taps;
+          for (int64_t k = 0; k < taps; ++k)
+            for (int64_t o = 0; o < geo.out_size; ++o) {
               const int64_t at = geo.offset(k, o);
-              if (at >= 0) acc += int64_t(image[at]) * int64_t(filter[k]);
+              if (at >= 0) acc[size_t(o)] += int64_t(image[at]) * int64_t(filter[k]);
             }
-          }
-          epilogue.store(y, (s * m + oc) * geo.out_size + o, oc, acc);
         }
+        for (int64_t o = 0; o < geo.out_size; ++o) epilogue.store(y, plane * geo.out_size + o, oc, acc[size_t(o)]);
       }
+    });
     return {std::move(y)};
   }
 

@@ -5,6 +5,7 @@
 // Inputs: x_q int8 [N, C, spatial…], w_q int8 [C, M/g, k…], bias, scale, residual (epilogue.h).
 // Attributes: ConvTranspose's (kernel_shape, strides, dilations, pads, auto_pad, group,
 // output_padding, output_shape), lo, hi, residual_scale.
+#include "engine/cpu/parallel.h"
 #include "engine/ops/conv_common.h"
 #include "engine/plan/reference/epilogue.h"
 
@@ -43,23 +44,25 @@ class QConvTranspose final : public Op {
     const int64_t cg = c / group_, taps = geo.kernel_size, out_size = geo.in_size, in_size = geo.out_size;
     const int8_t* px = x.data<int8_t>();
     const int8_t* pw = w.data<int8_t>();
-    std::vector<int64_t> acc(static_cast<size_t>(out_size));
-    for (int64_t s = 0; s < n; ++s)
-      for (int64_t o = 0; o < m; ++o) {
-        const int64_t gi = o / mg, j = o % mg;
+    // One (sample, output channel) plane per task; planes are independent, sums stay in order.
+    parallel_for(n * m, 1, [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> acc(static_cast<size_t>(out_size));
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t s = plane / m, o = plane % m, gi = o / mg, j = o % mg;
         std::fill(acc.begin(), acc.end(), 0);
         for (int64_t ci = 0; ci < cg; ++ci) {
           const int64_t ic = gi * cg + ci;
           const int8_t* image = px + (s * c + ic) * in_size;
           const int8_t* filter = pw + (ic * mg + j) * taps;
-          for (int64_t i = 0; i < in_size; ++i)
-            for (int64_t k = 0; k < taps; ++k) {
+          for (int64_t k = 0; k < taps; ++k)
+            for (int64_t i = 0; i < in_size; ++i) {
               const int64_t at = geo.offset(k, i);
               if (at >= 0) acc[size_t(at)] += int64_t(image[i]) * int64_t(filter[k]);
             }
         }
-        for (int64_t p = 0; p < out_size; ++p) epilogue.store(y, (s * m + o) * out_size + p, o, acc[size_t(p)]);
+        for (int64_t p = 0; p < out_size; ++p) epilogue.store(y, plane * out_size + p, o, acc[size_t(p)]);
       }
+    });
     return {std::move(y)};
   }
 

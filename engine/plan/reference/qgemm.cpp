@@ -4,6 +4,7 @@
 // constant 2-D B lower to it; x_q may have leading batch dimensions, as MatMul's A.
 // Inputs: x_q int8 [..., K], w_q int8 [K, N] or [N, K], bias, scale, residual (epilogue.h).
 // Attributes: transB, lo, hi, residual_scale.
+#include "engine/cpu/parallel.h"
 #include "engine/plan/reference/epilogue.h"
 
 namespace q8 {
@@ -29,12 +30,14 @@ class QGemm final : public Op {
     Tensor y(epilogue.output_type(), out_dims);
     const int8_t* px = x.data<int8_t>();
     const int8_t* pw = w.data<int8_t>();
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t acc = 0;
-        for (int64_t i = 0; i < k; ++i) acc += int64_t(px[r * k + i]) * int64_t(trans_b_ ? pw[j * k + i] : pw[i * n + j]);
-        epilogue.store(y, r * n + j, j, acc);
-      }
+    parallel_for(rows, 1, [&](int64_t begin, int64_t end) {  // rows are independent
+      for (int64_t r = begin; r < end; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t acc = 0;
+          for (int64_t i = 0; i < k; ++i) acc += int64_t(px[r * k + i]) * int64_t(trans_b_ ? pw[j * k + i] : pw[i * n + j]);
+          epilogue.store(y, r * n + j, j, acc);
+        }
+    });
     return {std::move(y)};
   }
 
