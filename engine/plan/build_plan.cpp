@@ -1,10 +1,21 @@
 #include "engine/plan/build_plan.h"
 
+#include "engine/io/atomic_write.h"
+#include "engine/onnx/import.h"
 #include "engine/plan/reference/backend.h"
 
 namespace q8 {
 
 BackendList plan_backends() { return {&int8_reference_backend(), &cpu_backend()}; }
+
+Graph load_runnable(const std::string& path, bool int8, std::string* lowering_report) {
+  const std::string bytes = read_file(path);
+  if (is_plan(bytes)) return parse_plan(bytes, path).graph;
+  if (!int8) return load_model(path);
+  Lowered lowered = lower_qdq(load_model(path));
+  if (lowering_report) *lowering_report = format_lowering_report(lowered);
+  return std::move(lowered.graph);
+}
 
 std::string describe_shapes(const TensorMap& inputs) {
   std::string s;

@@ -25,6 +25,10 @@ struct BuiltPlan {
 // inputs: one sample input per graph input at the shapes the memory plan is for.
 BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const TensorMap& inputs);
 
+// What q8 run and q8 bench execute from a file: a plan as it is; an ONNX model as it is, or, with
+// int8, lowered (lowering_report, when given, receives the report then).
+Graph load_runnable(const std::string& path, bool int8, std::string* lowering_report = nullptr);
+
 // "x=1x1x28x28,y=…": the shapes of inputs, in name order.
 std::string describe_shapes(const TensorMap& inputs);
 

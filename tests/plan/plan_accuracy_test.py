@@ -6,7 +6,7 @@ the INT8 reference) is within 0.05 points of the same QDQ model run as float Q/D
     plan_accuracy_test.py Q8_BINARY WORK_DIR LIMIT
 
 LIMIT test images (10,000 in the release build; fewer under the sanitizers, where 0.05 points is
-less than one image, so the counts must be equal).
+less than one image, so the counts must be equal). Also: q8 bench times both on the same input.
 """
 import json
 import os
@@ -45,6 +45,22 @@ def main():
         drop = abs(top1["int8"] - top1["qdq"])
         print(f"top-1 on {limit} images: QDQ {top1['qdq']:.2f} %, INT8 engine {top1['int8']:.2f} %")
         tally.check("INT8 engine top-1 within 0.05 points of the QDQ model's", "" if drop <= 0.05 + 1e-9 else f"{drop:.2f} points apart")
+    # q8 bench: FP32 and the INT8 engine on the same input, with a per-node profile, as JSON.
+    bench = os.path.join(work, "bench.json")
+    p = subprocess.run([q8, "bench", MODEL, "--int8", qdq, "--shape", "input=8x1x28x28", "--warmup", "1", "--iterations", "3",
+                        "--profile", "--json", bench], capture_output=True, text=True)
+    problem = p.stderr.strip()[:300] if p.returncode else ""
+    if not problem:
+        j = json.load(open(bench))
+        for engine in ("fp32", "int8"):
+            lat = j[engine]["latency_ms"]
+            if len(lat["iterations"]) != 3 or not lat["min"] <= lat["median"] <= lat["p99"] <= lat["max"]:
+                problem = f"{engine}: latencies out of order: {lat}"
+            if not any(n["backend"] == ("int8-reference" if engine == "int8" else "cpu") for n in j[engine]["profile"]):
+                problem = f"{engine}: profile names no node on its backend"
+        if "INT8 / FP32 latency" not in p.stdout:
+            problem = "no INT8 / FP32 line printed"
+    tally.check("q8 bench times FP32 and the INT8 engine, with a profile and JSON", problem)
     return tally.finish()
 
 

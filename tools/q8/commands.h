@@ -11,5 +11,6 @@ void add_calibrate_command(CLI::App& app);
 void add_quantize_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_build_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 }  // namespace q8::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   q8::cli::add_quantize_command(app);
   q8::cli::add_compare_command(app);
   q8::cli::add_build_command(app);
+  q8::cli::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

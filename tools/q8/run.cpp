@@ -52,18 +52,9 @@ void run(const RunOptions& o) {
   std::printf("=== q8 run ===\nmodel:      %s\ndevice:     %s\nprecision:  %s\nthreads:    %d\noutput dir: %s\n",
               o.model.c_str(), o.device.c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is (a plan: int8)",
               compute_threads(), o.output_dir.c_str());
-  Graph graph;
-  const std::string bytes = read_file(o.model);
-  if (is_plan(bytes)) {  // a plan from q8 build: already lowered
-    graph = parse_plan(bytes, o.model).graph;
-  } else if (o.int8) {
-    Lowered lowered = lower_qdq(load_model(o.model));
-    std::fputs(format_lowering_report(lowered).c_str(), stdout);
-    graph = std::move(lowered.graph);
-  } else {
-    graph = load_model(o.model);
-  }
-  Executor exec(std::move(graph), plan_backends());
+  std::string lowering;
+  Executor exec(load_runnable(o.model, o.int8, &lowering), plan_backends());
+  std::fputs(lowering.c_str(), stdout);
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
   for (const auto& [name, t] : inputs)
     std::printf("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());

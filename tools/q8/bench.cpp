@@ -1,0 +1,165 @@
+// q8 bench MODEL [--int8 QDQ_MODEL|PLAN] [--shape NAME=DIMS]... [--warmup N] [--iterations N]
+// [--profile] [--json FILE]: latency and throughput in the manner of trtexec — warm-up runs, then
+// timed iterations; mean, median, p99, min and max latency; samples per second; with --int8 the
+// INT8 engine on the same inputs beside it; with --profile each node's share of the time.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/cpu/threads.h"
+#include "engine/io/atomic_write.h"
+#include "engine/plan/build_plan.h"
+#include "tools/q8/commands.h"
+#include "tools/q8/tensor_args.h"
+#include "tools/q8/validators.h"
+
+namespace q8::cli {
+
+namespace {
+
+inline constexpr int kDefaultWarmup = 3;
+inline constexpr int kDefaultIterations = 20;
+
+struct BenchOptions {
+  std::string model;
+  std::string int8;                 // a QDQ model (lowered here) or a plan, run beside MODEL
+  std::vector<std::string> shapes;  // NAME=1x3x224x224
+  int warmup = kDefaultWarmup;
+  int iterations = kDefaultIterations;
+  int threads = 0;
+  bool profile = false;
+  std::string json;
+};
+
+struct NodeTime {
+  std::string node, op, backend;
+  double total_ms = 0;
+};
+
+struct Timing {
+  std::string what;
+  std::vector<double> ms;        // per iteration
+  std::vector<NodeTime> nodes;   // --profile: per node, summed over the iterations
+  int64_t batch = 1;
+
+  double percentile(double p) const {  // nearest rank on the sorted latencies
+    std::vector<double> s = ms;
+    std::sort(s.begin(), s.end());
+    const size_t rank = size_t(std::max(1.0, std::ceil(p / 100.0 * double(s.size()))));
+    return s[std::min(rank, s.size()) - 1];
+  }
+  double mean() const { return std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size()); }
+  double throughput() const { return double(batch) * 1000.0 / mean(); }
+};
+
+Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs, const BenchOptions& o) {
+  Timing t;
+  t.what = what;
+  t.batch = inputs.empty() || inputs.begin()->second.rank() == 0 ? 1 : inputs.begin()->second.dim(0);
+  Executor exec(std::move(graph), plan_backends());
+  for (size_t i = 0; i < exec.graph().nodes.size(); ++i) {
+    const Node& n = exec.graph().nodes[i];
+    t.nodes.push_back({n.describe(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, std::string(exec.placement()[i]), 0});
+  }
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point last;
+  bool profiling = false;
+  if (o.profile)
+    exec.set_hook([&](const Node&, size_t i, const std::vector<Tensor>&) {
+      const Clock::time_point now = Clock::now();
+      if (profiling) t.nodes[i].total_ms += std::chrono::duration<double, std::milli>(now - last).count();
+      last = now;
+    });
+  for (int i = 0; i < o.warmup; ++i) exec.run(inputs);
+  profiling = o.profile;
+  for (int i = 0; i < o.iterations; ++i) {
+    const Clock::time_point start = Clock::now();
+    last = start;
+    exec.run(inputs);
+    t.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  return t;
+}
+
+void print_timing(const Timing& t, int top) {
+  std::printf("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
+              t.what.c_str(), t.mean(), t.percentile(50), t.percentile(99), t.percentile(0), t.percentile(100), t.throughput());
+  if (t.nodes.empty() || top == 0) return;
+  std::vector<NodeTime> nodes = t.nodes;
+  double total = 0;
+  for (const NodeTime& n : nodes) total += n.total_ms;
+  if (total <= 0) return;
+  std::stable_sort(nodes.begin(), nodes.end(), [](const NodeTime& a, const NodeTime& b) { return a.total_ms > b.total_ms; });
+  std::printf("  %-44s %-16s %-15s %10s %6s\n", "node (slowest first)", "op", "backend", "ms/iter", "%");
+  for (int i = 0; i < top && i < int(nodes.size()); ++i)
+    std::printf("  %-44.44s %-16.16s %-15s %10.3f %5.1f%%\n", nodes[size_t(i)].node.c_str(), nodes[size_t(i)].op.c_str(),
+                nodes[size_t(i)].backend.c_str(), nodes[size_t(i)].total_ms / double(t.ms.size()), 100.0 * nodes[size_t(i)].total_ms / total);
+}
+
+nlohmann::ordered_json timing_json(const Timing& t) {
+  nlohmann::ordered_json j;
+  j["latency_ms"] = {{"mean", t.mean()}, {"median", t.percentile(50)}, {"p99", t.percentile(99)}, {"min", t.percentile(0)},
+                     {"max", t.percentile(100)}, {"iterations", t.ms}};
+  j["throughput_samples_per_s"] = t.throughput();
+  if (!t.nodes.empty() && !t.ms.empty()) {
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    for (const NodeTime& n : t.nodes)
+      nodes.push_back({{"node", n.node}, {"op", n.op}, {"backend", n.backend}, {"ms_per_iteration", n.total_ms / double(t.ms.size())}});
+    j["profile"] = nodes;
+  }
+  return j;
+}
+
+void bench(const BenchOptions& o) {
+  if (o.threads > 0) set_compute_threads(o.threads);
+  std::printf("=== q8 bench ===\nmodel:      %s\nint8:       %s\nthreads:    %d\nwarm-up:    %d runs\niterations: %d\nprofile:    %s\n",
+              o.model.c_str(), o.int8.empty() ? "(none; --int8 QDQ_MODEL|PLAN adds the INT8 engine)" : o.int8.c_str(),
+              compute_threads(), o.warmup, o.iterations, o.profile ? "per node" : "off");
+  if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
+  Graph model = load_runnable(o.model, false);
+  const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
+  std::printf("shapes:     %s\n", describe_shapes(inputs).c_str());
+  const int top = o.profile ? 15 : 0;
+  std::vector<Timing> timings = {time_graph("FP32", std::move(model), inputs, o)};
+  if (!o.model.empty() && is_plan(read_file(o.model))) timings[0].what = "INT8";
+  print_timing(timings[0], top);
+  if (!o.int8.empty()) {
+    timings.push_back(time_graph("INT8", load_runnable(o.int8, true), inputs, o));
+    print_timing(timings[1], top);
+    std::printf("INT8 / FP32 latency: %.2f× (the INT8 engine here is the CPU integer reference: naive loops, the oracle "
+                "for every device, not a fast kernel)\n", timings[1].mean() / timings[0].mean());
+  }
+  if (o.json.empty()) return;
+  nlohmann::ordered_json j;
+  j["model"] = o.model;
+  j["int8"] = o.int8;
+  j["shapes"] = describe_shapes(inputs);
+  j["threads"] = compute_threads();
+  j["warmup"] = o.warmup;
+  for (const Timing& t : timings) j[t.what == "FP32" ? "fp32" : "int8"] = timing_json(t);
+  write_file_atomically(o.json, j.dump(2) + "\n");
+  std::printf("wrote %s\n", o.json.c_str());
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("bench", "Latency and throughput of a model, and of its INT8 engine beside it");
+  auto o = std::make_shared<BenchOptions>();
+  cmd->add_option("model", o->model, "ONNX model (FP32), or a plan file")->required();
+  cmd->add_option("--int8", o->int8, "QDQ model (lowered here) or plan to time on the same inputs");
+  cmd->add_option("--shape", o->shapes, "NAME=DxDx… input shape (dynamic dims default to 1)");
+  cmd->add_option("--warmup", o->warmup, "untimed runs first")->capture_default_str()->check(at_least(0));
+  cmd->add_option("--iterations", o->iterations, "timed runs")->capture_default_str()->check(at_least(1));
+  cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->check(CLI::Range(0, kMaxThreads));
+  cmd->add_flag("--profile", o->profile, "time every node; print the slowest");
+  cmd->add_option("--json", o->json, "write every latency and the profile as JSON");
+  cmd->callback([o] { bench(*o); });
+}
+
+}  // namespace q8::cli
