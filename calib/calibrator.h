@@ -8,7 +8,7 @@
 
 #include "calib/methods/method.h"
 #include "calib/range_table.h"
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 
 namespace q8 {
 

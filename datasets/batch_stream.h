@@ -14,7 +14,7 @@
 
 #include "datasets/preprocess.h"
 #include "datasets/sample_source.h"
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 
 namespace q8 {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/plan/build_plan.h"
 #include "quant/qdq_pairs.h"
 

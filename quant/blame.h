@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "datasets/progress.h"
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/ir/graph.h"
 
 namespace q8 {

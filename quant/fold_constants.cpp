@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/ops/op.h"
 #include "quant/graph_constants.h"
 

@@ -2,7 +2,7 @@
 
 #include <onnx/version_converter/convert.h>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/onnx/export.h"
 #include "engine/onnx/import.h"
 

@@ -1,4 +1,4 @@
-#include "engine/cpu/backend.h"
+#include "engine/cpu/cpu_backend.h"
 
 namespace q8 {
 

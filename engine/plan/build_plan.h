@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/plan/lower.h"
 #include "engine/plan/plan_file.h"
 

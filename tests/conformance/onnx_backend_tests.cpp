@@ -19,7 +19,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/import.h"
 #include "engine/onnx/tensor_proto.h"

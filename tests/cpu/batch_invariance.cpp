@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/cpu/gemm.h"
 #include "engine/cpu/threads.h"
 #include "engine/onnx/import.h"

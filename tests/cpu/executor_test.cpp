@@ -2,7 +2,7 @@
 // resolved per run, input validation with clear errors.
 #include <gtest/gtest.h>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 
 namespace q8 {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/export.h"

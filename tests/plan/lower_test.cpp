@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/plan/reference/backend.h"
 #include "engine/plan/requantize.h"
 

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
 #include "quant/fold_batch_norm.h"

@@ -3,7 +3,7 @@
 // the folded graph computes what the original did.
 #include <gtest/gtest.h>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "quant/fold_constants.h"
 #include "tests/ops/op_harness.h"
 

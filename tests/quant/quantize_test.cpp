@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "calib/weight_ranges.h"
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/onnx/export.h"
 #include "quant/graph_constants.h"
 #include "quant/materialize.h"

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <map>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/onnx/import.h"
 #include "tools/q8/commands.h"
 

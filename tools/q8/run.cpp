@@ -9,7 +9,7 @@
 #include <random>
 
 #include "engine/cpu/threads.h"
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 
 namespace q8::cli {
 

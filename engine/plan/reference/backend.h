@@ -2,7 +2,7 @@
 // that follow docs/quantization.md line by line. It is the oracle every device matches bit for bit.
 #pragma once
 
-#include "engine/cpu/backend.h"
+#include "engine/exec/backend.h"
 
 namespace q8 {
 

@@ -1,4 +1,4 @@
-#include "engine/cpu/executor.h"
+#include "engine/exec/executor.h"
 
 #include <set>
 

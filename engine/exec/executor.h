@@ -1,5 +1,6 @@
-// Runs a graph node by node on a backend, resolving shapes per run (so the batch may change),
-// freeing each intermediate after its last use, and calling a hook after every node.
+// Runs a graph node by node, each node on the first backend that supports it (the placement),
+// resolving shapes per run (so the batch may change), freeing each intermediate after its last
+// use, and calling a hook after every node.
 #pragma once
 
 #include <functional>
@@ -8,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/cpu/backend.h"
+#include "engine/cpu/cpu_backend.h"
+#include "engine/exec/backend.h"
 #include "engine/ir/graph.h"
 
 namespace q8 {

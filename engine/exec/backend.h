@@ -29,7 +29,5 @@ class Backend {
 // An Op (engine/ops/op.h) as a prepared node: the adapter every op-registry backend uses.
 std::unique_ptr<PreparedNode> prepared_op(std::unique_ptr<Op> op);
 
-// The CPU reference backend: every op in the registry (engine/ops/ops.inc).
-const Backend& cpu_backend();
 
 }  // namespace q8
