@@ -1,6 +1,7 @@
 #!/bin/sh
-# The q8 demo: installs what q8 needs, builds it, and runs the shipped Fashion-MNIST CNN on the
-# shipped sample images, printing each prediction beside its label.
+# The q8 demo: installs what q8 needs, builds it, runs the shipped Fashion-MNIST CNN on the shipped
+# sample images (each prediction beside its label), calibrates, quantizes and compares it, builds
+# the INT8 plan and runs and benchmarks it, and compares every calibration method.
 #   ./scripts/demo.sh [BUILD_DIR]
 set -eu
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,16 +16,19 @@ echo "== q8 inspect"
 "$BUILD/q8" inspect "$MODEL"
 echo
 echo "== q8 run on $(wc -l < "$SAMPLES/labels.txt") Fashion-MNIST test images"
-"$BUILD/q8" run "$MODEL" --input "input=$SAMPLES/images.npy" --output-dir "$BUILD/demo" --dump-output > "$BUILD/demo-run.txt"
-grep -v '^\s*\[' "$BUILD/demo-run.txt"
-# Join q8's per-row top-1 with the labels.
-grep '^\s*\[' "$BUILD/demo-run.txt" | awk -v labels="$SAMPLES/labels.txt" -v classes="$SAMPLES/classes.txt" '
-  BEGIN { while ((getline line < classes) > 0) { split(line, f, " "); name[f[1]] = substr(line, length(f[1]) + 2) }
-          while ((getline line < labels) > 0) { split(line, f, " "); label[n++] = f[1] }
-          printf "%-6s %-14s %-14s %s\n", "image", "predicted", "label", "" }
-  { i = $1; gsub(/[\[\]]/, "", i); p = $3; ok = (p == label[i]) ? "ok" : "MISS"; hits += (p == label[i])
-    printf "%-6s %-14s %-14s %s\n", i, name[p], name[label[i]], ok }
-  END { printf "top-1: %d of %d correct\n", hits, NR }'
+# Runs MODEL (or a plan) on the sample images and joins its per-row top-1 with the labels.
+run_and_score() {
+  "$BUILD/q8" run "$1" --input "input=$SAMPLES/images.npy" --output-dir "$2" --dump-output > "$2.txt"
+  grep -v '^\s*\[' "$2.txt"
+  grep '^\s*\[' "$2.txt" | awk -v labels="$SAMPLES/labels.txt" -v classes="$SAMPLES/classes.txt" '
+    BEGIN { while ((getline line < classes) > 0) { split(line, f, " "); name[f[1]] = substr(line, length(f[1]) + 2) }
+            while ((getline line < labels) > 0) { split(line, f, " "); label[n++] = f[1] }
+            printf "%-6s %-14s %-14s %s\n", "image", "predicted", "label", "" }
+    { i = $1; gsub(/[\[\]]/, "", i); p = $3; ok = (p == label[i]) ? "ok" : "MISS"; hits += (p == label[i])
+      printf "%-6s %-14s %-14s %s\n", i, name[p], name[label[i]], ok }
+    END { printf "top-1: %d of %d correct\n", hits, NR }'
+}
+run_and_score "$MODEL" "$BUILD/demo"
 echo
 echo "== q8 calibrate on 1024 Fashion-MNIST training images (the default method, mse)"
 "$BUILD/q8" calibrate "$MODEL" --data /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz --limit 1024 \
@@ -38,6 +42,18 @@ echo
 echo "== q8 compare: INT8 against FP32 on the 10,000 Fashion-MNIST test images"
 TEST=/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz
 "$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data "$TEST" --batch-size 256 --quiet --json "$BUILD/fashion_cnn.accuracy.json"
+echo
+echo "== q8 build: the QDQ model lowered into fused INT8 ops, written as a plan"
+"$BUILD/q8" build "$BUILD/fashion_cnn.qdq.onnx" -o "$BUILD/fashion_cnn.q8plan"
+echo
+echo "== q8 run on the plan (the INT8 engine's integer reference), the same $(wc -l < "$SAMPLES/labels.txt") images"
+run_and_score "$BUILD/fashion_cnn.q8plan" "$BUILD/demo-int8"
+echo
+echo "== q8 compare --int8: the INT8 engine against FP32 on the 10,000 test images"
+"$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data "$TEST" --batch-size 256 --quiet --int8 | grep -E "^(engine|top-1)"
+echo
+echo "== q8 bench: FP32 and the INT8 engine at batch 32"
+"$BUILD/q8" bench "$MODEL" --int8 "$BUILD/fashion_cnn.q8plan" --shape input=32x1x28x28 --iterations 10 --json "$BUILD/fashion_cnn.bench.json"
 echo
 echo "== every calibration method (1,024 calibration images, 10,000 test images)"
 printf "%-11s %9s %9s %9s %10s\n" method "FP32" "INT8" delta agreement
