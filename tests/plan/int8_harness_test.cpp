@@ -1,0 +1,326 @@
+// The cross-backend harness: one list of INT8 op cases (odd sizes, sizes around tiles, groups,
+// strides, dilations, pads, requantization ties, accumulators above 2^24, residuals, FP32 output),
+// run on every backend that takes the q8 ops and compared with an independent implementation of
+// docs/quantization.md written here as direct index arithmetic. Integers must match exactly, and
+// so must FP32 outputs (the formula is two IEEE operations, not a sum in a free order). A failure
+// names the case and the first differing index.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "engine/plan/reference/backend.h"
+
+namespace q8 {
+namespace {
+
+// Every backend that runs the q8 domain; device backends join this list.
+std::vector<const Backend*> int8_backends() { return {&int8_reference_backend()}; }
+
+struct WeightedCase {
+  std::string op = "QConv";  // QConv, QConvTranspose, QGemm
+  int64_t n = 1, c = 1, m = 1, group = 1;
+  std::vector<int64_t> in, kernel, strides, dilations, pads, output_padding;  // spatial (QGemm: in = {rows}, kernel = {})
+  bool trans_b = false, residual = false, float_out = false, ties = false, extreme = false;
+  int32_t lo = -128, hi = 127;
+
+  std::string describe() const {
+    std::ostringstream s;
+    s << op << " n" << n << " c" << c << " m" << m << " g" << group << " in";
+    for (auto v : in) s << "x" << v;
+    s << " k";
+    for (auto v : kernel) s << "x" << v;
+    s << " s";
+    for (auto v : strides) s << "x" << v;
+    s << " d";
+    for (auto v : dilations) s << "x" << v;
+    s << " p";
+    for (auto v : pads) s << "x" << v;
+    if (trans_b) s << " transB";
+    if (residual) s << " residual";
+    if (float_out) s << " float-out";
+    if (ties) s << " ties";
+    if (extreme) s << " |acc|>2^24";
+    s << " clamp[" << lo << "," << hi << "]";
+    return s.str();
+  }
+};
+
+Tensor random_int8(const Dims& dims, std::mt19937& rng, int lo = -128, int hi = 127) {
+  Tensor t(DType::Int8, dims);
+  std::uniform_int_distribution<int> u(lo, hi);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<int8_t>()[i] = int8_t(u(rng));
+  return t;
+}
+
+// The epilogue, written from docs/quantization.md without the library's helpers.
+int8_t expected_int8(int64_t acc, int32_t bias_q, float m, const int8_t* residual, float r_scale, int32_t lo, int32_t hi) {
+  const int32_t t = int32_t(acc + bias_q);
+  const float g = residual ? std::fma(static_cast<float>(t), m, static_cast<float>(*residual) * r_scale) : static_cast<float>(t) * m;
+  const float r = std::nearbyint(g);
+  return int8_t(r < float(lo) ? lo : r > float(hi) ? hi : int32_t(r));
+}
+
+float expected_float(int64_t acc, float s, float b) {
+  const float product = static_cast<float>(acc) * s;
+  return product + b;
+}
+
+// Accumulators of a weighted case by direct index arithmetic; returns the output dims.
+Dims direct_accumulators(const WeightedCase& k, const Tensor& x, const Tensor& w, std::vector<int64_t>& acc) {
+  const int8_t* px = x.data<int8_t>();
+  const int8_t* pw = w.data<int8_t>();
+  if (k.op == "QGemm") {
+    const int64_t rows = k.in[0], kk = k.c, nn = k.m;
+    acc.assign(size_t(rows * nn), 0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < nn; ++j)
+        for (int64_t i = 0; i < kk; ++i) acc[size_t(r * nn + j)] += int64_t(px[r * kk + i]) * (k.trans_b ? pw[j * kk + i] : pw[i * nn + j]);
+    return {rows, nn};
+  }
+  const int64_t h = k.in[0], wd = k.in[1], kh = k.kernel[0], kw = k.kernel[1];
+  const int64_t sh = k.strides[0], sw = k.strides[1], dh = k.dilations[0], dw = k.dilations[1];
+  const int64_t pt = k.pads[0], pl = k.pads[1], pb = k.pads[2], pr = k.pads[3];
+  const int64_t cg = k.c / k.group, mg = k.m / k.group;
+  if (k.op == "QConv") {
+    const int64_t oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1, ow = (wd + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+    acc.assign(size_t(k.n * k.m * oh * ow), 0);
+    for (int64_t s = 0; s < k.n; ++s)
+      for (int64_t oc = 0; oc < k.m; ++oc)
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            int64_t sum = 0;
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t ky = 0; ky < kh; ++ky)
+                for (int64_t kx = 0; kx < kw; ++kx) {
+                  const int64_t iy = oy * sh - pt + ky * dh, ix = ox * sw - pl + kx * dw;
+                  if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                  const int64_t ic = (oc / mg) * cg + ci;
+                  sum += int64_t(px[((s * k.c + ic) * h + iy) * wd + ix]) * pw[((oc * cg + ci) * kh + ky) * kw + kx];
+                }
+            acc[size_t(((s * k.m + oc) * oh + oy) * ow + ox)] = sum;
+          }
+    return {k.n, k.m, oh, ow};
+  }
+  // QConvTranspose: W[C, M/g, kh, kw]; input (iy, ix) through tap (ky, kx) reaches
+  // (iy·sh − pt + ky·dh, ix·sw − pl + kx·dw).
+  const int64_t oh = (h - 1) * sh - pt - pb + dh * (kh - 1) + 1 + k.output_padding[0];
+  const int64_t ow = (wd - 1) * sw - pl - pr + dw * (kw - 1) + 1 + k.output_padding[1];
+  acc.assign(size_t(k.n * k.m * oh * ow), 0);
+  for (int64_t s = 0; s < k.n; ++s)
+    for (int64_t ic = 0; ic < k.c; ++ic)
+      for (int64_t j = 0; j < mg; ++j)
+        for (int64_t iy = 0; iy < h; ++iy)
+          for (int64_t ix = 0; ix < wd; ++ix)
+            for (int64_t ky = 0; ky < kh; ++ky)
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t oy = iy * sh - pt + ky * dh, ox = ix * sw - pl + kx * dw;
+                if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+                const int64_t oc = (ic / cg) * mg + j;
+                acc[size_t(((s * k.m + oc) * oh + oy) * ow + ox)] +=
+                    int64_t(px[((s * k.c + ic) * h + iy) * wd + ix]) * pw[((ic * mg + j) * kh + ky) * kw + kx];
+              }
+  return {k.n, k.m, oh, ow};
+}
+
+void run_weighted(const WeightedCase& k, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Tensor x, w;
+  if (k.op == "QGemm") {
+    x = k.extreme ? random_int8({k.in[0], k.c}, rng, 126, 127) : random_int8({k.in[0], k.c}, rng);
+    w = k.extreme ? random_int8(k.trans_b ? Dims{k.m, k.c} : Dims{k.c, k.m}, rng, 126, 127)
+                  : random_int8(k.trans_b ? Dims{k.m, k.c} : Dims{k.c, k.m}, rng, -127, 127);
+  } else {
+    x = random_int8({k.n, k.c, k.in[0], k.in[1]}, rng);
+    w = random_int8(k.op == "QConv" ? Dims{k.m, k.c / k.group, k.kernel[0], k.kernel[1]}
+                                    : Dims{k.c, k.m / k.group, k.kernel[0], k.kernel[1]},
+                    rng, -127, 127);
+  }
+  std::vector<int64_t> acc;
+  const Dims out = direct_accumulators(k, x, w, acc);
+  const int64_t channels = k.m, inner = numel(out) / (out[0] * channels);
+  // Multipliers: exact powers of two give ties (t odd, M = 0.5); otherwise scales as calibration makes them.
+  std::uniform_real_distribution<float> scale(0.0004f, 0.004f);
+  Tensor bias = k.float_out ? Tensor(DType::Float32, {channels}) : Tensor(DType::Int32, {channels});
+  Tensor mult(DType::Float32, {channels});
+  for (int64_t c = 0; c < channels; ++c) {
+    mult.data<float>()[c] = k.extreme ? 0x1p-18f : k.ties ? (c % 2 ? 0.5f : 0.25f) : scale(rng);
+    if (k.float_out) bias.data<float>()[c] = scale(rng) * float(int(rng() % 2001) - 1000);
+    else bias.data<int32_t>()[c] = k.ties ? 0 : int32_t(rng() % 20001) - 10000;
+  }
+  Tensor residual = random_int8(out, rng);
+  const float r_scale = 0.37f;
+
+  Node node;
+  node.domain = kInt8Domain, node.op_type = k.op, node.name = "case";
+  node.inputs = {"x", "w", "b", "m"};
+  if (k.residual) node.inputs.push_back("r");
+  node.outputs = {"y"};
+  node.attributes["lo"] = Attribute::of_int(k.lo);
+  node.attributes["hi"] = Attribute::of_int(k.hi);
+  if (k.residual) node.attributes["residual_scale"] = Attribute::of_float(r_scale);
+  if (k.op == "QGemm") {
+    node.attributes["transB"] = Attribute::of_int(k.trans_b);
+  } else {
+    node.attributes["group"] = Attribute::of_int(k.group);
+    node.attributes["strides"] = Attribute::of_ints(k.strides);
+    node.attributes["dilations"] = Attribute::of_ints(k.dilations);
+    node.attributes["pads"] = Attribute::of_ints(k.pads);
+    if (k.op == "QConvTranspose") node.attributes["output_padding"] = Attribute::of_ints(k.output_padding);
+  }
+  Inputs in = {&x, &w, &bias, &mult};
+  if (k.residual) in.push_back(&residual);
+
+  for (const Backend* backend : int8_backends()) {
+    ASSERT_TRUE(backend->supports(node)) << backend->name() << " does not take " << k.describe();
+    const Tensor y = backend->prepare(node, OpContext{13, {}})->run(in).at(0);
+    ASSERT_EQ(y.dims(), out) << backend->name() << ": " << k.describe();
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      const int64_t c = (i / inner) % channels;
+      if (k.float_out) {
+        const float want = expected_float(acc[size_t(i)], mult.data<float>()[c], bias.data<float>()[c]);
+        ASSERT_EQ(y.data<float>()[i], want) << backend->name() << ": " << k.describe() << ": first difference at index " << i;
+      } else {
+        const int8_t want = expected_int8(acc[size_t(i)], bias.data<int32_t>()[c], mult.data<float>()[c],
+                                          k.residual ? residual.data<int8_t>() + i : nullptr, r_scale, k.lo, k.hi);
+        ASSERT_EQ(int(y.data<int8_t>()[i]), int(want)) << backend->name() << ": " << k.describe() << ": first difference at index " << i
+                                                       << " (accumulator " << acc[size_t(i)] << ")";
+      }
+    }
+  }
+}
+
+std::vector<WeightedCase> weighted_cases() {
+  std::vector<WeightedCase> cases;
+  const int64_t sizes[] = {1, 3, 7, 13, 17, 31, 33};
+  std::mt19937 rng(2026);
+  const auto pick = [&](std::initializer_list<int64_t> v) { return *(v.begin() + rng() % v.size()); };
+  for (int i = 0; i < 48; ++i) {
+    WeightedCase k;
+    k.op = i % 3 == 0 ? "QConvTranspose" : "QConv";
+    k.group = pick({1, 1, 2, 3});
+    k.c = k.group * pick({1, 3, 7});
+    k.m = k.group * pick({1, 3, 7, 17});
+    if (i % 8 == 7) k.group = k.c = k.m = pick({3, 7, 13});  // depthwise
+    k.n = pick({1, 2, 3});
+    k.in = {sizes[rng() % 7], sizes[rng() % 5]};
+    k.kernel = {pick({1, 2, 3, 5}), pick({1, 3})};
+    k.strides = {pick({1, 1, 2, 3}), pick({1, 2})};
+    k.dilations = {pick({1, 1, 2}), pick({1, 2})};
+    k.pads = {pick({0, 1, 2}), pick({0, 1}), pick({0, 1, 2}), pick({0, 1})};
+    k.output_padding = {k.strides[0] > 1 ? pick({0, 1}) : 0, 0};
+    // A forward window must fit the padded input.
+    if (k.op == "QConv")
+      for (int d = 0; d < 2; ++d)
+        while (k.dilations[size_t(d)] * (k.kernel[size_t(d)] - 1) + 1 > k.in[size_t(d)] + k.pads[size_t(d)] + k.pads[size_t(d) + 2])
+          k.pads[size_t(d) + 2] += 1;
+    if (k.op == "QConvTranspose")  // a positive output: (in − 1)·s + (k − 1)·d + 1 + output_padding − pads > 0
+      for (int d = 0; d < 2; ++d)
+        if ((k.in[size_t(d)] - 1) * k.strides[size_t(d)] + (k.kernel[size_t(d)] - 1) * k.dilations[size_t(d)] + 1 +
+                k.output_padding[size_t(d)] - k.pads[size_t(d)] - k.pads[size_t(d) + 2] <= 0)
+          k.pads[size_t(d)] = k.pads[size_t(d) + 2] = 0;
+    k.ties = i % 4 == 1;
+    k.residual = i % 5 == 2;
+    k.float_out = !k.residual && i % 7 == 3;
+    if (i % 6 == 4) k.lo = 0;                   // Relu folded
+    if (i % 9 == 5) k.lo = 0, k.hi = 60;        // Clip(0, 6) at scale 0.1
+    cases.push_back(k);
+  }
+  // QGemm: K and N odd and around 16/32/64-wide tiles, transB both ways, ties, |acc| > 2^24.
+  for (int64_t kk : {1, 3, 15, 16, 17, 33, 127}) {
+    for (bool trans : {false, true}) {
+      WeightedCase k;
+      k.op = "QGemm", k.c = kk, k.m = pick({1, 7, 31, 32, 33}), k.in = {pick({1, 3, 13})}, k.trans_b = trans;
+      k.ties = kk % 2 == 1, k.residual = trans && kk > 16, k.float_out = !k.residual && kk == 15;
+      cases.push_back(k);
+    }
+  }
+  WeightedCase big;
+  big.op = "QGemm", big.c = 1100, big.m = 3, big.in = {2}, big.extreme = true;  // acc ≈ 1100 · 126.5² > 2^24
+  cases.push_back(big);
+  return cases;
+}
+
+TEST(Int8Harness, WeightedOpsMatchTheFormulaOnEveryBackend) {
+  const std::vector<WeightedCase> cases = weighted_cases();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].describe());
+    run_weighted(cases[i], uint32_t(100 + i));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Int8Harness, AccumulatorsAbove2To24AreReallyExercised) {
+  const WeightedCase big = weighted_cases().back();
+  std::mt19937 rng(1);
+  Tensor x = random_int8({2, 1100}, rng, 126, 127), w = random_int8({1100, 3}, rng, 126, 127);
+  std::vector<int64_t> acc;
+  direct_accumulators(big, x, w, acc);
+  for (int64_t a : acc) EXPECT_GT(a, int64_t(1) << 24);
+}
+
+TEST(Int8Harness, AddAndConcatMatchTheFormulaOnEveryBackend) {
+  std::mt19937 rng(9);
+  const std::vector<std::pair<Dims, Dims>> shapes = {{{1}, {1}}, {{3, 7}, {3, 7}}, {{2, 3, 5}, {1, 3, 1}}, {{13}, {1}},
+                                                     {{1, 17, 1}, {4, 1, 3}}, {{2, 31, 33}, {2, 31, 33}}};
+  for (const auto& [da, db] : shapes) {
+    const Tensor a = random_int8(da, rng), b = random_int8(db, rng);
+    Node add;
+    add.domain = kInt8Domain, add.op_type = "QAdd", add.name = "add", add.inputs = {"a", "b"}, add.outputs = {"z"};
+    const float sa = 0.5f, sb = 0.25f;  // exact ratios: many ties
+    add.attributes = {{"a_scale", Attribute::of_float(sa)}, {"b_scale", Attribute::of_float(sb)},
+                      {"lo", Attribute::of_int(-128)}, {"hi", Attribute::of_int(127)}};
+    for (const Backend* backend : int8_backends()) {
+      const Tensor z = backend->prepare(add, OpContext{13, {}})->run({&a, &b}).at(0);
+      const Dims out = z.dims();
+      for (int64_t i = 0; i < z.numel(); ++i) {
+        // Broadcast index by hand.
+        int64_t rest = i, ia = 0, ib = 0, stride_a = 1, stride_b = 1;
+        for (size_t d = out.size(); d-- > 0;) {
+          const int64_t idx = rest % out[d];
+          rest /= out[d];
+          const size_t dA = d + da.size() - out.size(), dB = d + db.size() - out.size();
+          if (d + da.size() >= out.size()) {
+            ia += (da[dA] == 1 ? 0 : idx) * stride_a;
+            stride_a *= da[dA];
+          }
+          if (d + db.size() >= out.size()) {
+            ib += (db[dB] == 1 ? 0 : idx) * stride_b;
+            stride_b *= db[dB];
+          }
+        }
+        const float g = std::fma(static_cast<float>(a.data<int8_t>()[ia]), sa, static_cast<float>(b.data<int8_t>()[ib]) * sb);
+        const float r = std::nearbyint(g);
+        const int8_t want = int8_t(r < -128 ? -128 : r > 127 ? 127 : int(r));
+        ASSERT_EQ(int(z.data<int8_t>()[i]), int(want)) << backend->name() << ": QAdd " << dims_to_string(da) << " + "
+                                                       << dims_to_string(db) << ": first difference at index " << i;
+      }
+    }
+  }
+  // Concat: an identity table and a requantizing one, along axis 1.
+  const Tensor p = random_int8({2, 3, 5}, rng), q = random_int8({2, 4, 5}, rng);
+  Tensor tables(DType::Int8, {2, 256});
+  for (int v = -128; v <= 127; ++v) {
+    tables.data<int8_t>()[v + 128] = int8_t(v);
+    const float r = std::nearbyint((static_cast<float>(v) * 0.031f) / 0.05f);
+    tables.data<int8_t>()[256 + v + 128] = int8_t(r < -128 ? -128 : r > 127 ? 127 : int(r));
+  }
+  Node concat;
+  concat.domain = kInt8Domain, concat.op_type = "QConcat", concat.name = "cat", concat.inputs = {"p", "q", "t"}, concat.outputs = {"y"};
+  concat.attributes["axis"] = Attribute::of_int(1);
+  for (const Backend* backend : int8_backends()) {
+    const Tensor y = backend->prepare(concat, OpContext{13, {}})->run({&p, &q, &tables}).at(0);
+    ASSERT_EQ(y.dims(), (Dims{2, 7, 5}));
+    for (int64_t s = 0; s < 2; ++s)
+      for (int64_t c = 0; c < 7; ++c)
+        for (int64_t e = 0; e < 5; ++e) {
+          const int8_t v = c < 3 ? p.data<int8_t>()[(s * 3 + c) * 5 + e] : q.data<int8_t>()[(s * 4 + c - 3) * 5 + e];
+          const int8_t want = tables.data<int8_t>()[(c < 3 ? 0 : 256) + v + 128];
+          ASSERT_EQ(y.data<int8_t>()[(s * 7 + c) * 5 + e], want) << backend->name() << ": QConcat at " << s << "," << c << "," << e;
+        }
+  }
+}
+
+}  // namespace
+}  // namespace q8
