@@ -22,6 +22,7 @@ from tally import Tally  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-4
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 NP_TYPES = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32}
 
 
@@ -44,6 +45,43 @@ def make_inputs(model_path, work, batch, seed):
         np.save(path, arr)
         files[inp.name] = path
     return files
+
+
+def oracle_args():
+    """--q8 BUILD/q8 --ort-dir DIR --models DIR --work DIR, the oracle scripts' common arguments."""
+    ap = argparse.ArgumentParser()
+    for flag in ("--q8", "--ort-dir", "--models", "--work"):
+        ap.add_argument(flag, required=True)
+    return ap.parse_args()
+
+
+def factory_models(models_dir, skip):
+    """{name: path} of the factory's models not in skip, and the shipped fashion_cnn."""
+    models = {f[:-5]: os.path.join(models_dir, f) for f in sorted(os.listdir(models_dir)) if f.endswith(".onnx") and f[:-5] not in skip}
+    models["fashion_cnn"] = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
+    return models
+
+
+def calibrate_and_quantize(q8, model, work, seed, quantize_flags=()):
+    """16 random samples per input (a directory per input when there are several), `q8 calibrate
+    --method max`, `q8 quantize`: returns (table.json, model.qdq.onnx) in work."""
+    m = onnx.load(model, load_external_data=False)
+    inits = {x.name for x in m.graph.initializer}
+    inputs = [x for x in m.graph.input if x.name not in inits]
+    rng = np.random.default_rng(seed)
+    for x in inputs:
+        shape = [d.dim_value if d.HasField("dim_value") else SPATIAL.get(d.dim_param, 16) for d in x.type.tensor_type.shape.dim]
+        shape[0] = 16
+        target = os.path.join(work, "calib", x.name) if len(inputs) > 1 else os.path.join(work, "calib")
+        os.makedirs(target, exist_ok=True)
+        np.save(os.path.join(target, "data.npy"), rng.standard_normal(shape).astype(np.float32))
+    spatial = {d.dim_param for x in inputs for d in x.type.tensor_type.shape.dim} & set(SPATIAL)
+    size = ["--size", f"{SPATIAL['height']}x{SPATIAL['width']}"] if spatial else []
+    table, qdq = os.path.join(work, "table.json"), os.path.join(work, "model.qdq.onnx")
+    subprocess.run([q8, "calibrate", model, "--data", os.path.join(work, "calib"), "--method", "max", "--json", table, "--quiet"]
+                   + size, check=True, capture_output=True)
+    subprocess.run([q8, "quantize", model, "--calib", table, "-o", qdq] + list(quantize_flags), check=True, capture_output=True)
+    return table, qdq
 
 
 def run_q8(q8, model, files, out):
@@ -72,12 +110,7 @@ def compare(name, got, want):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--q8", required=True)
-    ap.add_argument("--ort-dir", required=True)
-    ap.add_argument("--models", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = oracle_args()
     tally = Tally()
     report = tally.check
 

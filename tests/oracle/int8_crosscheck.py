@@ -18,7 +18,6 @@ model's plan (`q8 build`) is byte-identical across two builds and runs to the sa
 `q8 run --int8`; damaged plans fail with one clear error line.
 Ends with 'N passed, M failed'.
 """
-import argparse
 import os
 import re
 import subprocess
@@ -29,9 +28,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from crosscheck import SPATIAL, make_inputs  # noqa: E402
+from crosscheck import calibrate_and_quantize, factory_models, make_inputs, oracle_args  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(HERE))
 from tally import Tally  # noqa: E402
@@ -97,14 +95,8 @@ def compare(name, q8_out, ort_out, steps, original_outputs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--q8", required=True)
-    ap.add_argument("--ort-dir", required=True)
-    ap.add_argument("--models", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
-    models = {f[:-5]: os.path.join(a.models, f) for f in sorted(os.listdir(a.models)) if f.endswith(".onnx") and f[:-5] not in SKIP}
-    models["fashion_cnn"] = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
+    a = oracle_args()
+    models = factory_models(a.models, SKIP)
     tally = Tally()
     last_plan = None
     for i, (name, model) in enumerate(models.items()):
@@ -114,25 +106,9 @@ def main():
         for variant, quantize_flags in variants.items():
             label = f"q8 run --int8 equals ORT within one step: {name}, {' '.join(quantize_flags)}"
             work = os.path.join(a.work, name, variant)
-            os.makedirs(os.path.join(work, "calib"), exist_ok=True)
             try:
                 m = onnx.load(model, load_external_data=False)
-                inits = {x.name for x in m.graph.initializer}
-                inputs = [x for x in m.graph.input if x.name not in inits]
-                rng = np.random.default_rng(300 + i)
-                for x in inputs:
-                    shape = [d.dim_value if d.HasField("dim_value") else SPATIAL.get(d.dim_param, 16)
-                             for d in x.type.tensor_type.shape.dim]
-                    shape[0] = 16
-                    target = os.path.join(work, "calib", x.name) if len(inputs) > 1 else os.path.join(work, "calib")
-                    os.makedirs(target, exist_ok=True)
-                    np.save(os.path.join(target, "data.npy"), rng.standard_normal(shape).astype(np.float32))
-                spatial = {d.dim_param for x in inputs for d in x.type.tensor_type.shape.dim} & set(SPATIAL)
-                size = ["--size", f"{SPATIAL['height']}x{SPATIAL['width']}"] if spatial else []
-                table, qdq = os.path.join(work, "table.json"), os.path.join(work, "model.qdq.onnx")
-                run([a.q8, "calibrate", model, "--data", os.path.join(work, "calib"), "--method", "max", "--json", table,
-                     "--quiet"] + size)
-                run([a.q8, "quantize", model, "--calib", table, "-o", qdq] + quantize_flags)
+                table, qdq = calibrate_and_quantize(a.q8, model, work, 300 + i, quantize_flags)
                 exposed = os.path.join(work, "exposed.qdq.onnx")
                 steps = expose_quantized(qdq, exposed)
                 files = make_inputs(model, work, 2, 17 + i)

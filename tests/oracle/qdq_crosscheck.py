@@ -9,7 +9,6 @@ input. Each output must agree within one quantization step of that output (its c
 amax / 127). Also checks that the QDQ models are opset >= 13 and that q8's and ORT's FP32 runs
 of the folded model agree. Ends with 'N passed, M failed'.
 """
-import argparse
 import json
 import os
 import subprocess
@@ -19,9 +18,8 @@ import numpy as np
 import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from crosscheck import SPATIAL, make_inputs, run_ort, run_q8  # noqa: E402
+from crosscheck import calibrate_and_quantize, factory_models, make_inputs, oracle_args, run_ort, run_q8  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tally import Tally  # noqa: E402
@@ -30,40 +28,15 @@ SKIP = {"resnet18", "detector640"}  # large: covered by the FP32 oracle; keep th
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--q8", required=True)
-    ap.add_argument("--ort-dir", required=True)
-    ap.add_argument("--models", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
-    models = {f[:-5]: os.path.join(a.models, f) for f in sorted(os.listdir(a.models)) if f.endswith(".onnx") and f[:-5] not in SKIP}
-    models["fashion_cnn"] = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
+    a = oracle_args()
+    models = factory_models(a.models, SKIP)
     tally = Tally()
     report = tally.check
 
     for i, (name, model) in enumerate(models.items()):
         work = os.path.join(a.work, name)
-        os.makedirs(os.path.join(work, "calib"), exist_ok=True)
         try:
-            # Calibration data: 16 random samples per input (a directory per input for several).
-            m = onnx.load(model, load_external_data=False)
-            inits = {x.name for x in m.graph.initializer}
-            inputs = [x for x in m.graph.input if x.name not in inits]
-            rng = np.random.default_rng(100 + i)
-            for x in inputs:
-                shape = [d.dim_value if d.HasField("dim_value") else SPATIAL.get(d.dim_param, 16)
-                         for d in x.type.tensor_type.shape.dim]
-                shape[0] = 16
-                target = os.path.join(work, "calib", x.name) if len(inputs) > 1 else os.path.join(work, "calib")
-                os.makedirs(target, exist_ok=True)
-                np.save(os.path.join(target, "data.npy"), rng.standard_normal(shape).astype(np.float32))
-            table = os.path.join(work, "table.json")
-            qdq = os.path.join(work, "model.qdq.onnx")
-            spatial = {d.dim_param for x in inputs for d in x.type.tensor_type.shape.dim} & set(SPATIAL)
-            size = ["--size", f"{SPATIAL['height']}x{SPATIAL['width']}"] if spatial else []
-            subprocess.run([a.q8, "calibrate", model, "--data", os.path.join(work, "calib"), "--method", "max", "--json", table,
-                            "--quiet"] + size, check=True, capture_output=True)
-            subprocess.run([a.q8, "quantize", model, "--calib", table, "-o", qdq], check=True, capture_output=True)
+            table, qdq = calibrate_and_quantize(a.q8, model, work, 100 + i)
             opset = max(o.version for o in onnx.load(qdq).opset_import if o.domain in ("", "ai.onnx"))
             onnx.checker.check_model(onnx.load(qdq))
             files = make_inputs(model, work, 2, 7 + i)
