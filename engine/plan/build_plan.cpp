@@ -17,6 +17,14 @@ Graph load_runnable(const std::string& path, bool int8, std::string* lowering_re
   return std::move(lowered.graph);
 }
 
+std::string placement_summary(const std::vector<std::string_view>& placement) {
+  std::map<std::string_view, int> placed;
+  for (std::string_view p : placement) ++placed[p];
+  std::string s;
+  for (const auto& [backend, count] : placed) s += (s.empty() ? "" : "; ") + std::string(backend) + " " + std::to_string(count) + " nodes";
+  return s;
+}
+
 std::string describe_shapes(const TensorMap& inputs) {
   std::string s;
   for (const auto& [name, t] : inputs) {

@@ -29,6 +29,9 @@ BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const T
 // int8, lowered (lowering_report, when given, receives the report then).
 Graph load_runnable(const std::string& path, bool int8, std::string* lowering_report = nullptr);
 
+// "cpu 7 nodes; int8-reference 7 nodes": how many nodes each backend runs.
+std::string placement_summary(const std::vector<std::string_view>& placement);
+
 // "x=1x1x28x28,y=…": the shapes of inputs, in name order.
 std::string describe_shapes(const TensorMap& inputs);
 

@@ -1,9 +1,12 @@
-// q8 inspect MODEL: inputs, outputs, shapes, op counts, unsupported ops with node names.
+// q8 inspect MODEL|PLAN: inputs, outputs, shapes, op counts, unsupported ops with node names; for
+// a plan also its source, lowering summary, placement and memory plan.
 #include <cstdio>
 #include <map>
 
 #include "engine/exec/executor.h"
+#include "engine/io/atomic_write.h"
 #include "engine/onnx/import.h"
+#include "engine/plan/build_plan.h"
 #include "tools/q8/commands.h"
 
 namespace q8::cli {
@@ -16,8 +19,19 @@ void print_values(const char* title, const std::vector<ValueInfo>& values) {
     std::printf("  %-32s %-8s %s\n", v.name.c_str(), std::string(dtype_name(v.dtype)).c_str(), v.shape_string().c_str());
 }
 
+void print_plan(const Plan& plan) {
+  std::printf("plan of:   QDQ model with SHA-256 %s\n", plan.source_sha256.c_str());
+  std::printf("%s", plan.lowering_report.substr(0, plan.lowering_report.find('\n') + 1).c_str());
+  std::printf("memory plan: %zu buffers at %s, arena %.2f MiB (peak), %.2f MiB without reuse\n", plan.buffers.size(),
+              plan.shapes.c_str(), double(plan.memory.arena_bytes) / 1048576.0, double(plan.memory.total_bytes) / 1048576.0);
+  std::printf("placement: %s\n", placement_summary(Executor(plan.graph, plan_backends()).placement()).c_str());
+}
+
 void inspect(const std::string& path) {
-  const Graph g = load_model(path);
+  const std::string bytes = read_file(path);
+  const bool plan = is_plan(bytes);
+  const Plan parsed = plan ? parse_plan(bytes, path) : Plan{};
+  const Graph g = plan ? parsed.graph : load_model(path);
   std::printf("model:     %s\n", path.c_str());
   std::printf("producer:  %s %s\n", g.producer_name.c_str(), g.producer_version.c_str());
   std::printf("ir:        %lld\n", static_cast<long long>(g.ir_version));
@@ -33,16 +47,17 @@ void inspect(const std::string& path) {
   for (const Node& n : g.nodes) ++counts[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
   std::printf("nodes: %zu\n", g.nodes.size());
   for (const auto& [op, count] : counts) std::printf("  %-28s %d\n", op.c_str(), count);
-  const std::string unsupported = unsupported_ops(g, {&cpu_backend()});
+  const std::string unsupported = unsupported_ops(g, plan_backends());
   std::printf("unsupported ops: %s\n", unsupported.empty() ? "none" : unsupported.c_str());
+  if (plan) print_plan(parsed);
 }
 
 }  // namespace
 
 void add_inspect_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("inspect", "Print a model's inputs, outputs, op counts and unsupported ops");
+  auto* cmd = app.add_subcommand("inspect", "Print a model's or plan's inputs, outputs, op counts and unsupported ops");
   auto path = std::make_shared<std::string>();
-  cmd->add_option("model", *path, "ONNX model")->required();
+  cmd->add_option("model", *path, "ONNX model, or a plan file from q8 build")->required();
   cmd->callback([path] { inspect(*path); });
 }
 
