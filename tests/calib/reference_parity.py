@@ -94,7 +94,7 @@ def ref_entropy(c, w, max_abs, zeros):
     c[0] = c[1]  # the zero spike neutralised, as pytorch-quantization does
     best, best_n = np.inf, used
     for n in range(LEVELS, used + 1):
-        first = min(used, int(np.ceil((n - 0.5) * (1 + 1 / 254))))
+        first = min(used, int(np.ceil((n + 0.5) * (1 + 1 / 254))))
         if nonzero > 0 and above[first] > 0.01 * nonzero:
             continue  # the spike guard: saturates more than 1 % of the non-zero values
         p = c[:n].copy()
@@ -111,7 +111,7 @@ def ref_entropy(c, w, max_abs, zeros):
             kl = scipy.stats.entropy(p, q)  # normalizes both, natural log
         if kl < best:
             best, best_n = kl, n
-    return min((best_n - 0.5) * w, max_abs)
+    return min((best_n + 0.5) * w, max_abs)  # TensorRT's threshold
 
 
 def ref_mse(c, w, max_abs, zeros):
