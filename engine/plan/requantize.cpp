@@ -51,17 +51,18 @@ std::string number(double v) {
 }
 }  // namespace
 
-void check_multiplier(float m, const std::string& node, const std::string& what, const std::string& scales) {
+void check_multiplier(float m, const std::string& what, const std::string& scales) {
   constexpr float kMin = 0x1p-32f, kMax = 256.0f;
-  check(std::isfinite(m) && m >= kMin && m < kMax, node + ": requantization multiplier " + what + " = " + number(m) +
+  check(std::isfinite(m) && m >= kMin && m < kMax, "requantization multiplier " + what + " = " + number(m) +
                                                        " is outside [2^-32, 256): " + scales);
 }
 
-void check_accumulator(int64_t k, double max_abs_bias_q, const std::string& node) {
+void check_accumulator(int64_t k, int max_abs_weight, double max_abs_bias_q) {
   constexpr double kLimit = double(std::numeric_limits<int32_t>::max());
-  const double worst = double(k) * 128.0 * 127.0 + max_abs_bias_q;
-  check(worst <= kLimit, node + ": int32 accumulator can overflow: K = " + std::to_string(k) + ", max |bias_q| = " +
-                             number(max_abs_bias_q) + "; keep it in FP32 with --exclude");
+  const double worst = double(k) * 128.0 * double(max_abs_weight) + max_abs_bias_q;
+  check(worst <= kLimit, "int32 accumulator can overflow: K = " + std::to_string(k) + ", max |w_q| = " +
+                             std::to_string(max_abs_weight) + ", max |bias_q| = " + number(max_abs_bias_q) +
+                             "; keep it in FP32 with --exclude");
 }
 
 }  // namespace q8

@@ -60,10 +60,11 @@ ClampBounds fold_clip(ClampBounds b, std::optional<float> min, std::optional<flo
 // Concat input with scale s_in into an output with scale s_out: T[v + 128] = Q_out(DQ_in(v)).
 std::array<int8_t, 256> requant_table(float s_in, float s_out);
 
-// Build-time guards; each throws Error with the message docs/quantization.md gives. `what` names
-// the multiplier ("M[3]", "R"); `node` the node ("Conv 'conv1'").
-void check_multiplier(float m, const std::string& node, const std::string& what, const std::string& scales);
-// K · 128 · 127 + max |b_q| ≤ 2^31 − 1.
-void check_accumulator(int64_t k, double max_abs_bias_q, const std::string& node);
+// Build-time guards; each throws Error with the message docs/quantization.md gives (the lowering
+// adds the node). `what` names the multiplier ("M[3]", "R"); `scales` the scales it came from.
+void check_multiplier(float m, const std::string& what, const std::string& scales);
+// K · 128 · max |w_q| + max |b_q| ≤ 2^31 − 1 (max |w_q| is 127 for q8's narrow-range weights, and
+// may be 128 in other tools' QDQ models).
+void check_accumulator(int64_t k, int max_abs_weight, double max_abs_bias_q);
 
 }  // namespace q8

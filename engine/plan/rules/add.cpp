@@ -23,10 +23,9 @@ std::optional<Fusion> lower_add(const QdqGraph& g, int anchor, std::string& why)
     why = "its output is not quantized per tensor to int8";
     return std::nullopt;
   }
-  const std::string name = add.describe();
   const float ra = scale_ratio(a.scale(), z.scale()), rb = scale_ratio(b.scale(), z.scale());
-  check_multiplier(ra, name, "A", "s_a = " + std::to_string(a.scale()) + ", s_z = " + std::to_string(z.scale()));
-  check_multiplier(rb, name, "B", "s_b = " + std::to_string(b.scale()) + ", s_z = " + std::to_string(z.scale()));
+  check_multiplier(ra, "A", "s_a = " + std::to_string(a.scale()) + ", s_z = " + std::to_string(z.scale()));
+  check_multiplier(rb, "B", "s_b = " + std::to_string(b.scale()) + ", s_z = " + std::to_string(z.scale()));
   const ClampBounds bounds = acts.bounds(g, z.scale());
   f.fused.name = add.name;
   f.fused.domain = kInt8Domain;

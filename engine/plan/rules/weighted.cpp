@@ -178,7 +178,6 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
     }
   }
   QuantParams y;
-  const std::string name = op.describe();
   if (!end_at_quantize(g, tail, f, y)) {  // FP32 out: y = (float)acc · S[c] + b[c]
     Tensor b = Tensor::from_vector<float>({c_out}, *bias), s(DType::Float32, {c_out});
     for (int64_t c = 0; c < c_out; ++c) s.data<float>()[c] = x.scale() * w->scales[size_t(c)];
@@ -203,14 +202,16 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
     } else {
       b_q = quantize_bias((*bias)[size_t(c)], x.scale(), sw);
       mult = requant_multiplier(x.scale(), sw, s_out);
-      check_multiplier(mult, name, "M[" + std::to_string(c) + "]",
+      check_multiplier(mult, "M[" + std::to_string(c) + "]",
                        "s_x = " + std::to_string(x.scale()) + ", s_w[c] = " + std::to_string(sw) + ", s_y = " + std::to_string(s_out));
       max_bias = std::max(max_bias, std::fabs(b_q));
     }
     bq.data<int32_t>()[c] = int32_t(std::clamp(b_q, -2147483648.0, 2147483647.0));
     m.data<float>()[c] = mult;
   }
-  check_accumulator(w->k, max_bias, name);
+  int max_weight = 0;
+  for (int64_t i = 0; i < w->q.numel(); ++i) max_weight = std::max(max_weight, std::abs(int(w->q.data<int8_t>()[i])));
+  check_accumulator(w->k, max_weight, max_bias);
   const ClampBounds bounds = acts.bounds(g, y.scale());
   f.fused.attributes["lo"] = Attribute::of_int(bounds.lo);
   f.fused.attributes["hi"] = Attribute::of_int(bounds.hi);
@@ -221,7 +222,7 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   chain.insert(chain.end(), after_add.nodes.begin(), after_add.nodes.end());
   if (add >= 0) {
     const float ratio = scale_ratio(r.scale(), y.scale());
-    check_multiplier(ratio, name, "R", "s_r = " + std::to_string(r.scale()) + ", s_z = " + std::to_string(y.scale()));
+    check_multiplier(ratio, "R", "s_r = " + std::to_string(r.scale()) + ", s_z = " + std::to_string(y.scale()));
     f.fused.inputs.push_back(g.node(dr).inputs[0]);
     f.fused.attributes["residual_scale"] = Attribute::of_float(ratio);
     chain.push_back(add);
