@@ -28,7 +28,8 @@ void print_report(const BuiltPlan& b, bool verbose) {
   std::map<std::string, int> fused;
   for (const Node& n : l.graph.nodes)
     if (!n.domain.empty()) ++fused[n.op_type];
-  std::printf("%s", format_lowering_report(l).substr(0, format_lowering_report(l).find('\n') + 1).c_str());
+  const std::string report = format_lowering_report(l);
+  std::printf("%s", report.substr(0, report.find('\n') + 1).c_str());  // the summary line
   for (const auto& [op, count] : fused) std::printf("  %-16s %d\n", op.c_str(), count);
   for (const LoweringEntry& e : l.report)
     if (verbose || !e.reason.empty()) std::printf("  %s → %s%s\n", e.node.c_str(), e.outcome.c_str(), e.reason.empty() ? "" : (": " + e.reason).c_str());
