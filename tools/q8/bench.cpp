@@ -14,6 +14,7 @@
 #include "engine/cpu/threads.h"
 #include "engine/io/atomic_write.h"
 #include "engine/plan/build_plan.h"
+#include "engine/plan/reference/backend.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/tensor_args.h"
 #include "tools/q8/validators.h"
@@ -125,8 +126,9 @@ void bench(const BenchOptions& o) {
   const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
   std::printf("shapes:     %s\n", describe_shapes(inputs).c_str());
   const int top = o.profile ? 15 : 0;
-  std::vector<Timing> timings = {time_graph("FP32", std::move(model), inputs, o)};
-  if (!o.model.empty() && is_plan(read_file(o.model))) timings[0].what = "INT8";
+  // A plan given as MODEL holds fused INT8 ops: label it by what it runs, without reading it again.
+  const bool int8_model = std::any_of(model.nodes.begin(), model.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
+  std::vector<Timing> timings = {time_graph(int8_model ? "INT8" : "FP32", std::move(model), inputs, o)};
   print_timing(timings[0], top);
   if (!o.int8.empty()) {
     timings.push_back(time_graph("INT8", load_runnable(o.int8, true), inputs, o));
