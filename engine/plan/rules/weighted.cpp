@@ -73,7 +73,7 @@ std::optional<Weight> read_weight(const QdqGraph& g, const Node& op, std::string
   for (int64_t o = 0; o < c_out; ++o) w.scales.push_back(p->per_tensor() ? p->scale() : p->scales[size_t(o % along)]);
   const int64_t elements = w.q.numel();
   if (op.op_type == "Conv") w.k = elements / std::max<int64_t>(c_out, 1);
-  else if (op.op_type == "ConvTranspose") w.k = elements / std::max<int64_t>(along, 1);  // (C/g) · taps ≥ any output's terms
+  else if (op.op_type == "ConvTranspose") w.k = elements / std::max<int64_t>(along * group, 1);  // (C/g) · taps ≥ any output's terms
   else w.k = op.attr_int("transB", 0) ? w.q.dim(1) : w.q.dim(0);
   return w;
 }
