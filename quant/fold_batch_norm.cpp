@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "engine/ir/weight_axis.h"
+#include "engine/ir/graph_index.h"
 #include "quant/graph_constants.h"
 
 namespace q8 {
@@ -67,10 +68,8 @@ Tensor scale_weight(const Tensor& w, size_t axis, const std::vector<float>& a, i
 
 // The rank of value when the graph tells it (declared shapes; Flatten and Gemm give 2), else -1.
 int64_t known_rank(const Graph& g, const std::string& value) {
-  for (const auto* list : {&g.inputs, &g.outputs, &g.value_info})
-    for (const ValueInfo& v : *list)
-      if (v.name == value && v.shape) return int64_t(v.shape->size());
-  const int p = g.producer(value);
+  if (const ValueInfo* v = g.declared(value); v && v->shape) return int64_t(v->shape->size());
+  const int p = GraphIndex(g).producer(value);
   if (p >= 0 && (g.nodes[size_t(p)].op_type == "Flatten" || g.nodes[size_t(p)].op_type == "Gemm")) return 2;
   return -1;
 }
@@ -143,14 +142,15 @@ FoldReport fold_batch_norm(Graph& g) {
     const std::string who = bn.name.empty() ? bn.outputs[0] : bn.name;
     Affine f;
     std::string why = bn_affine(g, bn, f);
-    const int p = g.producer(bn.inputs[0]);
+    const GraphIndex index(g);
+    const int p = index.producer(bn.inputs[0]);
     if (why.empty() && p < 0) why = "its input comes from no node";
     Node* producer = p >= 0 ? &g.nodes[size_t(p)] : nullptr;
     if (why.empty()) {
       const std::string& op = producer->op_type;
       if (!producer->domain.empty() || (op != "Conv" && op != "ConvTranspose" && op != "Gemm" && op != "MatMul"))
         why = "its input comes from " + op + ", not Conv, ConvTranspose, Gemm or MatMul";
-      else if (consumers(g, bn.inputs[0]) != 1)
+      else if (index.uses(bn.inputs[0]) != 1)
         why = "the " + op + " output it reads has other consumers";
     }
     FoldResult result;
@@ -168,8 +168,7 @@ FoldReport fold_batch_norm(Graph& g) {
     --i;
   }
   // Drop initializers no node reads any more (the unfolded weights, BN parameters).
-  for (auto it = g.initializers.begin(); it != g.initializers.end();)
-    it = consumers(g, it->first) == 0 ? g.initializers.erase(it) : std::next(it);
+  drop_unused_initializers(g);
   return report;
 }
 

@@ -69,8 +69,7 @@ ConstantFoldReport fold_constants(Graph& g) {
     ++report.folded;
   }
   g.nodes = std::move(kept);
-  for (auto it = g.initializers.begin(); it != g.initializers.end();)
-    it = consumers(g, it->first) == 0 ? g.initializers.erase(it) : std::next(it);
+  drop_unused_initializers(g);
   return report;
 }
 

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "engine/ir/graph_index.h"
+
 namespace q8 {
 
 std::string add_initializer(Graph& graph, const std::string& base, Tensor value) {
@@ -16,12 +18,10 @@ std::string add_initializer(Graph& graph, const std::string& base, Tensor value)
   return name;
 }
 
-int consumers(const Graph& graph, const std::string& value) {
-  int count = 0;
-  for (const Node& n : graph.nodes)
-    for (const auto& in : n.inputs) count += in == value;
-  for (const auto& o : graph.outputs) count += o.name == value;
-  return count;
+void drop_unused_initializers(Graph& graph) {
+  const GraphIndex index(graph);
+  for (auto it = graph.initializers.begin(); it != graph.initializers.end();)
+    it = index.uses(it->first) == 0 ? graph.initializers.erase(it) : std::next(it);
 }
 
 }  // namespace q8

@@ -1,4 +1,5 @@
-// Adding constant tensors to a graph, and counting a value's readers (Graph::constant reads them).
+// Adding constant tensors to a graph, and dropping those nothing reads any more (Graph::constant
+// reads them).
 #pragma once
 
 #include <string>
@@ -9,7 +10,7 @@ namespace q8 {
 
 // Adds an initializer under a name no value of the graph uses yet (base, base_1, …); returns it.
 std::string add_initializer(Graph& graph, const std::string& base, Tensor value);
-// Nodes reading value (and whether a graph output is value).
-int consumers(const Graph& graph, const std::string& value);
+// Erases every initializer that no node reads and no graph output is.
+void drop_unused_initializers(Graph& graph);
 
 }  // namespace q8

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "calib/weight_ranges.h"
+#include "engine/ir/graph_index.h"
 #include "engine/ir/rounding.h"
 #include "quant/graph_constants.h"
 #include "quant/opset_upgrade.h"
@@ -77,7 +78,9 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
   }
 
   // 1. Marks.
-  const MarkContext ctx{g, options};
+  const GraphIndex index(g);  // the nodes stay as they are until step 3 rebuilds them
+  const ValueTypes types(index);
+  const MarkContext ctx{index, types, options};
   std::vector<NodeMark> marks(g.nodes.size());
   std::map<std::string, size_t> carrier_of;  // carrier output → node index
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -143,8 +146,9 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
     q.op_type = "QuantizeLinear", q.name = t + "_QuantizeLinear", q.inputs = {t, scale, zp_name}, q.outputs = {t + "_quantized"};
     dq.op_type = "DequantizeLinear", dq.name = t + "_DequantizeLinear", dq.inputs = {q.outputs[0], scale, zp_name};
     dq.outputs = {t + "_dequantized"};
-    (g.producer(t) >= 0 ? after[t] : at_start).push_back(q);
-    (g.producer(t) >= 0 ? after[t] : at_start).push_back(dq);
+    std::vector<Node>& where = index.producer(t) >= 0 ? after[t] : at_start;
+    where.push_back(q);
+    where.push_back(dq);
     ++report.activation_qdq;
     return dq_of[t] = dq.outputs[0];
   };
@@ -199,8 +203,7 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
   }
   g.nodes = std::move(nodes);
   // Weights now read through their DQ: drop float initializers nothing reads.
-  for (auto it = g.initializers.begin(); it != g.initializers.end();)
-    it = consumers(g, it->first) == 0 ? g.initializers.erase(it) : std::next(it);
+  drop_unused_initializers(g);
   g.value_info.clear();  // stale after the rewrite
   return g;
 }

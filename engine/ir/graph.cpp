@@ -25,18 +25,18 @@ const ValueInfo* Graph::find_input(const std::string& name) const {
   return nullptr;
 }
 
+const ValueInfo* Graph::declared(const std::string& value) const {
+  for (const auto* list : {&inputs, &outputs, &value_info})
+    for (const ValueInfo& v : *list)
+      if (v.name == value) return &v;
+  return nullptr;
+}
+
 const Tensor* Graph::constant(const std::string& value) const {
   if (auto it = initializers.find(value); it != initializers.end()) return &it->second;
   for (const Node& n : nodes)
     if (n.op_type == "Constant" && n.domain.empty() && !n.outputs.empty() && n.outputs[0] == value) return n.attr_tensor("value");
   return nullptr;
-}
-
-int Graph::producer(const std::string& value) const {
-  for (size_t i = 0; i < nodes.size(); ++i)
-    for (const std::string& out : nodes[i].outputs)
-      if (out == value) return int(i);
-  return -1;
 }
 
 }  // namespace q8

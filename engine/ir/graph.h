@@ -51,8 +51,8 @@ struct Graph {
   // Version of the default ("" or "ai.onnx") domain, 0 if absent.
   int64_t opset() const;
   const ValueInfo* find_input(const std::string& name) const;
-  // Index of the node that produces value, or -1 (graph input, initializer, or unknown).
-  int producer(const std::string& value) const;
+  // What inputs, outputs or value_info declare about value (its type, maybe its shape), or nullptr.
+  const ValueInfo* declared(const std::string& value) const;
   // The value of an initializer or of a Constant node's output (the importer gives every
   // Constant a 'value' tensor), else nullptr: the one answer to "is this value constant".
   const Tensor* constant(const std::string& value) const;

@@ -10,6 +10,9 @@
 
 namespace q8 {
 
+// The domain of the fused integer ops a lowered plan holds (docs/plan.md).
+inline constexpr const char* kInt8Domain = "q8";
+
 struct Node {
   std::string name;
   std::string op_type;

@@ -4,42 +4,14 @@
 
 namespace q8 {
 
-QdqGraph::QdqGraph(const Graph& graph) : graph_(graph) {
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (const auto& in : graph.nodes[i].inputs)
-      if (!in.empty()) readers_[in].push_back(int(i));
-    for (const auto& out : graph.nodes[i].outputs)
-      if (!out.empty()) producers_[out] = int(i);
-  }
-  for (const auto& o : graph.outputs) outputs_[o.name] = true;
-}
-
-int QdqGraph::producer(const std::string& value) const {
-  auto it = producers_.find(value);
-  return it == producers_.end() ? -1 : it->second;
-}
-
-const std::vector<int>& QdqGraph::readers(const std::string& value) const {
-  static const std::vector<int> kNone;
-  auto it = readers_.find(value);
-  return it == readers_.end() ? kNone : it->second;
-}
-
-bool QdqGraph::is_graph_output(const std::string& value) const { return outputs_.count(value) > 0; }
-
-int QdqGraph::sole_reader(const std::string& value) const {
-  const std::vector<int>& r = readers(value);
-  return r.size() == 1 && !is_graph_output(value) ? r[0] : -1;
-}
-
 bool QdqGraph::is_int8(const std::string& value) const {
-  if (const Tensor* t = graph_.constant(value)) return t->dtype() == DType::Int8;
-  if (const ValueInfo* in = graph_.find_input(value)) return in->dtype == DType::Int8;
+  if (const Tensor* t = graph().constant(value)) return t->dtype() == DType::Int8;
+  if (const ValueInfo* in = graph().find_input(value)) return in->dtype == DType::Int8;
   const int p = producer(value);
   if (p < 0) return false;
   const Node& n = node(p);
   if (n.op_type != "QuantizeLinear" || !n.domain.empty() || n.inputs.size() < 3) return false;
-  const Tensor* zp = graph_.constant(n.inputs[2]);
+  const Tensor* zp = graph().constant(n.inputs[2]);
   return zp && zp->dtype() == DType::Int8;
 }
 
@@ -49,7 +21,7 @@ std::optional<QuantParams> QdqGraph::params(const Node& qdq, std::string& why) c
     why = qdq.describe() + " has no scale";
     return std::nullopt;
   }
-  const Tensor* scale = graph_.constant(qdq.inputs[1]);
+  const Tensor* scale = graph().constant(qdq.inputs[1]);
   if (!scale || scale->dtype() != DType::Float32 || scale->rank() > 1 || scale->numel() == 0) {
     why = qdq.describe() + ": scale is not a constant float32 scalar or 1-D tensor";
     return std::nullopt;
@@ -62,7 +34,7 @@ std::optional<QuantParams> QdqGraph::params(const Node& qdq, std::string& why) c
       why = qdq.describe() + ": scale " + std::to_string(s) + " is not positive and finite";
       return std::nullopt;
     }
-  const Tensor* zp = qdq.inputs.size() > 2 && !qdq.inputs[2].empty() ? graph_.constant(qdq.inputs[2]) : nullptr;
+  const Tensor* zp = qdq.inputs.size() > 2 && !qdq.inputs[2].empty() ? graph().constant(qdq.inputs[2]) : nullptr;
   if (qdq.inputs.size() > 2 && !qdq.inputs[2].empty() && !zp) {
     why = qdq.describe() + ": zero point is not constant";
     return std::nullopt;

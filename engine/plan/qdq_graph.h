@@ -1,14 +1,13 @@
-// A QDQ graph as the lowering reads it: who produces and who reads each value, and the
+// A QDQ graph as the lowering reads it: its index (who produces and who reads each value), and the
 // parameters of QuantizeLinear and DequantizeLinear nodes that the INT8 engine can take
 // (docs/quantization.md, "Requantization": int8, zero point 0, positive finite scales).
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "engine/ir/graph.h"
+#include "engine/ir/graph_index.h"
 
 namespace q8 {
 
@@ -19,19 +18,9 @@ struct QuantParams {
   float scale() const { return scales[0]; }
 };
 
-class QdqGraph {
+class QdqGraph : public GraphIndex {
  public:
-  explicit QdqGraph(const Graph& graph);
-
-  const Graph& graph() const { return graph_; }
-  const Node& node(int i) const { return graph_.nodes[size_t(i)]; }
-  // The node producing value, or -1 (graph input, initializer, unknown).
-  int producer(const std::string& value) const;
-  // The nodes reading value, in graph order.
-  const std::vector<int>& readers(const std::string& value) const;
-  bool is_graph_output(const std::string& value) const;
-  // The one node reading value (which is no graph output), or -1.
-  int sole_reader(const std::string& value) const;
+  explicit QdqGraph(const Graph& graph) : GraphIndex(graph) {}
 
   // The parameters of a QuantizeLinear or DequantizeLinear node, or nullopt with `why` set: scale
   // constant float32, positive and finite; zero point absent (DequantizeLinear) or int8 and all 0;
@@ -42,12 +31,6 @@ class QdqGraph {
   // Whether value holds int8: an int8 constant, a graph input declared int8, or the output of a
   // QuantizeLinear with an int8 zero point.
   bool is_int8(const std::string& value) const;
-
- private:
-  const Graph& graph_;
-  std::map<std::string, int> producers_;
-  std::map<std::string, std::vector<int>> readers_;
-  std::map<std::string, bool> outputs_;
 };
 
 }  // namespace q8

@@ -5,7 +5,7 @@
 namespace q8 {
 
 NodeMark mark_conv(const Node& node, const MarkContext& ctx) {
-  const Tensor* w = node.inputs.size() < 2 ? nullptr : ctx.graph.constant(node.inputs[1]);
+  const Tensor* w = node.inputs.size() < 2 ? nullptr : ctx.index.constant(node.inputs[1]);
   if (!w) return {{}, false, "its weight is not constant"};
   return {{{0, false, std::nullopt, 1}, ctx.weight_need(node, *w)}, false, ""};
 }

@@ -7,7 +7,7 @@
 namespace q8 {
 
 NodeMark mark_conv_transpose(const Node& node, const MarkContext& ctx) {
-  const Tensor* w = node.inputs.size() < 2 ? nullptr : ctx.graph.constant(node.inputs[1]);
+  const Tensor* w = node.inputs.size() < 2 ? nullptr : ctx.index.constant(node.inputs[1]);
   if (!w) return {{}, false, "its weight is not constant"};
   return {{{0, false, std::nullopt, 1}, ctx.weight_need(node, *w, node.attr_int("group", 1))}, false, ""};
 }

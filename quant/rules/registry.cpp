@@ -2,7 +2,7 @@
 
 #include "quant/graph_constants.h"
 #include "quant/rules/rule.h"
-#include "quant/value_types.h"
+#include "engine/ir/value_types.h"
 
 namespace q8 {
 
@@ -20,16 +20,11 @@ QuantRule find_rule(const std::string& op_type) {
   return it == rules.end() ? nullptr : it->second;
 }
 
-bool MarkContext::is_constant(const std::string& value) const { return graph.constant(value) != nullptr; }
+bool MarkContext::is_constant(const std::string& value) const { return index.constant(value) != nullptr; }
 
 bool MarkContext::is_float(const std::string& value) const {
-  const DType d = value_dtype(graph, value);
+  const DType d = types.of(value);
   return d == DType::Undefined || d == DType::Float32 || d == DType::Float16;
-}
-
-std::string MarkContext::producer_op(const std::string& value) const {
-  const int p = graph.producer(value);
-  return p < 0 || is_constant(value) ? "" : graph.nodes[size_t(p)].op_type;
 }
 
 }  // namespace q8

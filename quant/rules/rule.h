@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/ir/graph.h"
+#include "engine/ir/graph_index.h"
+#include "engine/ir/value_types.h"
 #include "engine/ir/weight_axis.h"
 
 namespace q8 {
@@ -41,7 +42,8 @@ struct NodeMark {
 };
 
 struct MarkContext {
-  const Graph& graph;
+  const GraphIndex& index;
+  const ValueTypes& types;
   const QuantOptions& options;
   // The need of a constant weight w read by node as input 1: per output channel along
   // per_channel_axis, or per tensor with --per-tensor-weights.
@@ -49,10 +51,10 @@ struct MarkContext {
     return {1, true, options.per_tensor_weights ? std::nullopt : per_channel_axis(node, w.rank()), group};
   }
   bool is_constant(const std::string& value) const;
-  // Whether value holds floating-point numbers (quant/value_types.h; unknown counts as float).
+  // Whether value holds floating-point numbers (engine/ir/value_types.h; unknown counts as float).
   bool is_float(const std::string& value) const;
   // The op type of the node producing value ("" for graph inputs and constants).
-  std::string producer_op(const std::string& value) const;
+  std::string producer_op(const std::string& value) const { return index.producer_op(value); }
 };
 
 using QuantRule = NodeMark (*)(const Node& node, const MarkContext& ctx);

@@ -19,7 +19,7 @@ NodeMark mark_resize(const Node& node, const MarkContext&) {
 NodeMark mark_pad(const Node& node, const MarkContext& ctx) {
   if (node.attr_string("mode", "constant") != "constant") return {{}, false, "it pads by reflection or edge values"};
   if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-    const Tensor* v = ctx.graph.constant(node.inputs[2]);
+    const Tensor* v = ctx.index.constant(node.inputs[2]);
     if (!v || v->numel() != 1 || v->element_as_double(0) != 0.0) return {{}, false, "it pads with a non-zero value"};
   }
   if (node.has("value") && node.attr_float("value", 0.0f) != 0.0f) return {{}, false, "it pads with a non-zero value"};

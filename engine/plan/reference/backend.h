@@ -6,9 +6,6 @@
 
 namespace q8 {
 
-// The domain of the fused integer ops a lowered plan holds.
-inline constexpr const char* kInt8Domain = "q8";
-
 const Backend& int8_reference_backend();
 
 }  // namespace q8

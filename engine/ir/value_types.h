@@ -1,0 +1,28 @@
+// The element type of each graph value: declared (inputs, outputs, value_info, constants), or
+// followed through the op that produces it: Shape, Size, ArgMax give int64; comparisons bool; Cast
+// its `to`; QuantizeLinear its zero point's type (uint8 without one); DequantizeLinear float32; the
+// q8 domain's weighted ops int8, or float32 when their bias is float32; QAdd and QConcat int8;
+// every other op its first input's type.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "engine/ir/graph_index.h"
+
+namespace q8 {
+
+class ValueTypes {
+ public:
+  explicit ValueTypes(const GraphIndex& index) : index_(index) {}
+  // DType::Undefined when nothing decides it. Remembers what it worked out.
+  DType of(const std::string& value) const;
+
+ private:
+  DType produced(const Node& node) const;
+
+  const GraphIndex& index_;
+  mutable std::map<std::string, DType> known_;
+};
+
+}  // namespace q8
