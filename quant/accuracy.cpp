@@ -136,7 +136,7 @@ AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream
   std::map<std::string, Tensor> captured;
   a.set_hook([&](const Node& node, size_t, const std::vector<Tensor>& outs) {
     for (size_t k = 0; k < node.outputs.size() && k < outs.size(); ++k)
-      if (pairs.count(node.outputs[k])) captured[node.outputs[k]] = outs[k];
+      if (pairs.count(node.outputs[k])) captured[node.outputs[k]] = outs[k].clone();  // outs may live in the arena
   });
   b.set_hook([&](const Node& node, size_t, const std::vector<Tensor>& outs) {
     for (size_t k = 0; k < node.outputs.size() && k < outs.size(); ++k) {

@@ -1,33 +1,85 @@
-// The backend interface every executor backend implements: does it support a node, prepare
-// it, run it (DESIGN.md decision 3).
+// The backend interface every executor backend implements (DESIGN.md decision 3): whether it runs
+// a node and why not, create (validate, pack constants) → reshape (output shapes, workspace) → run
+// (into buffers the executor owns), and, for a backend with memory of its own, the copies to and
+// from the host.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/ir/graph.h"
 #include "engine/ops/op.h"
 
 namespace q8 {
+
+// Where host tensors live; a backend with device memory names its own.
+inline constexpr std::string_view kHostMemory = "host";
+
+// What a backend may look at when asked whether it runs a node and when it creates it.
+struct NodeView {
+  const Node& node;
+  int64_t opset = 0;
+  std::vector<DType> input_types;                      // per input; Undefined when absent or unknown
+  std::vector<std::optional<std::vector<Dim>>> input_shapes;  // per input, as declared; nullopt when unknown
+  std::vector<const Tensor*> constants;                // per input: its value when constant, else nullptr
+
+  DType input_type(size_t i) const { return i < input_types.size() ? input_types[i] : DType::Undefined; }
+  const Tensor* constant(size_t i) const { return i < constants.size() ? constants[i] : nullptr; }
+  bool has_input(size_t i) const { return i < node.inputs.size() && !node.inputs[i].empty(); }
+  OpContext op_context() const { return {opset, constants}; }
+};
+
+// A backend's answer to "do you run this node?": yes, or no and why ("" when the backend has no
+// such op at all, which needs no explaining).
+struct Support {
+  bool ok = false;
+  std::string reason;
+
+  static Support yes() { return {true, ""}; }
+  static Support no(std::string why = "") { return {false, std::move(why)}; }
+};
+
+// What reshape gives: per output its type and shape, or nullopt where only running tells (the node
+// then allocates that output itself); and the scratch bytes run needs.
+struct Reshaped {
+  std::vector<std::optional<TensorDesc>> outputs;
+  size_t workspace_bytes = 0;
+};
 
 // A node made ready to run on one backend.
 class PreparedNode {
  public:
   virtual ~PreparedNode() = default;
-  virtual std::vector<Tensor> run(const Inputs& inputs) = 0;
+  // From the inputs' types and shapes (constants were seen at create): called again only when
+  // they change. Throws Error for inputs that do not fit.
+  virtual Reshaped reshape(const std::vector<TensorDesc>& inputs) = 0;
+  // Computes the outputs: outputs[k] is a buffer of the type and shape reshape gave, or an empty
+  // tensor where it gave nullopt, which run fills with a tensor of its own.
+  virtual void run(const Inputs& inputs, std::vector<Tensor>& outputs, std::span<std::byte> workspace) = 0;
 };
 
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
-  virtual bool supports(const Node& node) const = 0;
-  // Validates attributes; throws Error (without node context, which the caller adds).
-  virtual std::unique_ptr<PreparedNode> prepare(const Node& node, const OpContext& ctx) const = 0;
+  // Where the tensors it reads and writes live (kHostMemory, or its device's name).
+  virtual std::string_view memory() const { return kHostMemory; }
+  virtual Support supports(const NodeView& view) const = 0;
+  // Validates attributes and constant inputs and packs constants; throws Error (without node
+  // context, which the caller adds).
+  virtual std::unique_ptr<PreparedNode> create(const NodeView& view) const = 0;
+  // A backend whose memory is not the host's copies host tensors in and out.
+  virtual Tensor upload(const Tensor& host) const;
+  virtual Tensor download(const Tensor& on_device) const;
 };
 
-// An Op (engine/ops/op.h) as a prepared node: the adapter every op-registry backend uses.
+// An Op (engine/ops/op.h) as a prepared node: the adapter every op-registry backend uses. A SizedOp
+// reshapes and writes into the executor's buffers; any other op allocates its outputs as it runs.
 std::unique_ptr<PreparedNode> prepared_op(std::unique_ptr<Op> op);
-
 
 }  // namespace q8

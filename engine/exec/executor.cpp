@@ -1,65 +1,122 @@
 #include "engine/exec/executor.h"
 
-#include <set>
+#include <algorithm>
+
+#include "engine/ir/graph_index.h"
+#include "engine/ir/value_types.h"
 
 namespace q8 {
 
 namespace {
-const Backend* place(const Node& node, const BackendList& backends) {
-  for (const Backend* b : backends)
-    if (b->supports(node)) return b;
-  return nullptr;
-}
-}  // namespace
 
-std::string unsupported_ops(const Graph& graph, const BackendList& backends) {
+NodeView view_of(const GraphIndex& index, const ValueTypes& types, const Node& node) {
+  NodeView v{node, index.graph().opset(), {}, {}, {}};
+  for (const auto& in : node.inputs) {
+    const ValueInfo* declared = in.empty() ? nullptr : index.graph().declared(in);
+    const Tensor* constant = in.empty() ? nullptr : index.constant(in);
+    std::optional<std::vector<Dim>> shape = declared ? declared->shape : std::nullopt;
+    if (constant) {
+      shape.emplace();
+      for (int64_t d : constant->dims()) shape->push_back(Dim{d, ""});
+    }
+    v.input_types.push_back(in.empty() ? DType::Undefined : types.of(in));
+    v.input_shapes.push_back(std::move(shape));
+    v.constants.push_back(constant);
+  }
+  return v;
+}
+
+struct Choice {
+  const Backend* backend = nullptr;
+  std::string declined;  // "int8-reference: input 0 is float32, not int8; …"
+};
+
+Choice place(const NodeView& view, const BackendList& backends) {
+  Choice c;
+  for (const Backend* b : backends) {
+    const Support s = b->supports(view);
+    if (s.ok) {
+      c.backend = b;
+      return c;
+    }
+    if (!s.reason.empty()) c.declined += (c.declined.empty() ? "" : "; ") + std::string(b->name()) + ": " + s.reason;
+  }
+  return c;
+}
+
+std::vector<Choice> place_all(const Graph& graph, const BackendList& backends) {
+  const GraphIndex index(graph);
+  const ValueTypes types(index);
+  std::vector<Choice> choices;
+  for (const Node& n : graph.nodes) choices.push_back(place(view_of(index, types, n), backends));
+  return choices;
+}
+
+std::string node_label(const Node& n, size_t i) { return n.name.empty() ? "node " + std::to_string(i) : n.name; }
+
+std::string node_context(const Node& node, size_t index) { return node.describe() + " (node " + std::to_string(index) + ")"; }
+
+std::string unsupported_list(const Graph& graph, const std::vector<Choice>& choices) {
   std::map<std::string, std::vector<std::string>> by_op;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (choices[i].backend) continue;
     const Node& n = graph.nodes[i];
-    if (place(n, backends)) continue;
     const std::string op = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
-    by_op[op].push_back(n.name.empty() ? "node " + std::to_string(i) : n.name);
+    by_op[op].push_back("'" + node_label(n, i) + "'" + (choices[i].declined.empty() ? "" : ": " + choices[i].declined));
   }
   std::string out;
   for (const auto& [op, names] : by_op) {
     out += (out.empty() ? "" : ", ") + op + " (";
-    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", '" : "'") + names[i] + "'";
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
     out += ")";
   }
   return out;
 }
 
-namespace {
-std::string node_context(const Node& node, size_t index) { return node.describe() + " (node " + std::to_string(index) + ")"; }
 }  // namespace
 
+std::string unsupported_ops(const Graph& graph, const BackendList& backends) {
+  return unsupported_list(graph, place_all(graph, backends));
+}
+
 Executor::Executor(Graph graph, const BackendList& backends) : graph_(std::move(graph)) {
-  const std::string unsupported = unsupported_ops(graph_, backends);
+  const std::vector<Choice> choices = place_all(graph_, backends);
+  const std::string unsupported = unsupported_list(graph_, choices);
   check(unsupported.empty(), "unsupported ops: " + unsupported);
+  const GraphIndex index(graph_);
+  const ValueTypes types(index);
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
-    OpContext ctx{graph_.opset(), {}};
-    for (const auto& in : graph_.nodes[i].inputs) ctx.constant_inputs.push_back(graph_.constant(in) != nullptr);
-    const Backend* backend = place(graph_.nodes[i], backends);
-    placement_.push_back(backend->name());
+    const Backend* backend = choices[i].backend;
+    backends_.push_back(backend);
+    backend_names_.push_back(backend->name());
+    declined_.push_back(choices[i].declined);
     try {
-      prepared_.push_back(backend->prepare(graph_.nodes[i], ctx));
+      prepared_.push_back(backend->create(view_of(index, types, graph_.nodes[i])));
     } catch (const Error& e) {
       throw e.with_context(node_context(graph_.nodes[i], i));
     }
   }
+  reshaped_for_.resize(graph_.nodes.size());
+  reshaped_.resize(graph_.nodes.size());
   // Free each intermediate after the last node that reads it (graph outputs are kept).
-  std::set<std::string> keep;
-  for (const auto& o : graph_.outputs) keep.insert(o.name);
-  std::map<std::string, size_t> last;
-  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
-    for (const auto& in : graph_.nodes[i].inputs)
-      if (!in.empty()) last[in] = i;
-    for (const auto& out : graph_.nodes[i].outputs)
-      if (!out.empty() && !last.count(out)) last[out] = i;  // never read: free at once
-  }
   frees_after_.resize(graph_.nodes.size());
-  for (const auto& [name, i] : last)
-    if (!keep.count(name) && !graph_.initializers.count(name)) frees_after_[i].push_back(name);
+  for (size_t i = 0; i < graph_.nodes.size(); ++i)
+    for (const auto& out : graph_.nodes[i].outputs) {
+      if (out.empty() || index.is_graph_output(out) || graph_.initializers.count(out)) continue;
+      const std::vector<int>& readers = index.readers(out);
+      frees_after_[readers.empty() ? i : size_t(readers.back())].push_back(out);
+    }
+}
+
+std::string Executor::placement_report(bool fallbacks_only) const {
+  std::string s;
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    const Node& n = graph_.nodes[i];
+    if (fallbacks_only && declined_[i].empty()) continue;
+    s += "  " + std::to_string(i) + " " + (n.domain.empty() ? "" : n.domain + ".") + n.op_type + " '" + node_label(n, i) + "' → " +
+         std::string(backend_names_[i]) + (declined_[i].empty() ? "" : " (" + declined_[i] + ")") + "\n";
+  }
+  return s;
 }
 
 void Executor::check_inputs(const TensorMap& inputs) const {
@@ -84,27 +141,82 @@ void Executor::check_inputs(const TensorMap& inputs) const {
   }
 }
 
+const Tensor& Executor::input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend) {
+  const Value& v = values.at(name);
+  const std::string_view wanted = backend.memory();
+  // Constants stay on the host: a device backend packed its own copy when it created the node.
+  if (v.tensor.empty() || graph_.initializers.count(name) || (v.owner ? v.owner->memory() : kHostMemory) == wanted) return v.tensor;
+  const auto key = std::make_pair(name, std::string(wanted));
+  if (auto it = copies_of_.find(key); it != copies_of_.end()) return it->second;
+  Tensor host = v.tensor;
+  if (v.owner && v.owner->memory() != kHostMemory) {
+    host = v.owner->download(v.tensor);
+    ++copies_;
+  }
+  if (wanted != kHostMemory) {
+    host = backend.upload(host);
+    ++copies_;
+  }
+  return copies_of_[key] = std::move(host);
+}
+
+std::vector<Tensor> Executor::allocate_outputs(size_t node, bool use_arena) {
+  std::vector<Tensor> out(graph_.nodes[node].outputs.size());
+  const Reshaped& r = reshaped_[node];
+  if (backends_[node]->memory() != kHostMemory) return out;  // a device backend allocates its own
+  for (size_t k = 0; k < out.size() && k < r.outputs.size(); ++k) {
+    if (!r.outputs[k]) continue;
+    const TensorDesc& d = *r.outputs[k];
+    const int64_t offset = use_arena ? arena_->offsets[node][k] : -1;
+    out[k] = offset >= 0 ? Tensor::view(arena_->bytes, size_t(offset), d.dtype, d.dims) : Tensor::uninitialized(d.dtype, d.dims);
+  }
+  return out;
+}
+
 TensorMap Executor::run(const TensorMap& inputs) {
   check_inputs(inputs);
-  TensorMap values = graph_.initializers;
-  for (const auto& [name, t] : inputs) values[name] = t;
+  std::vector<TensorDesc> input_descs;
+  for (const auto& v : graph_.inputs) input_descs.push_back(inputs.at(v.name).desc());
+  bool use_arena = arena_ && arena_->input_descs == input_descs;
+  const bool tracing = !use_arena;
+  bool shapes_moved = false;  // a node's input shapes changed under the arena: plan again next run
+  std::map<std::string, size_t> traced;  // value → its entry in memory_.values
+  std::vector<std::vector<int64_t>> owned(graph_.nodes.size());  // per node, per output: executor-owned bytes, or -1
+  if (tracing) memory_ = {};
+
+  std::map<std::string, Value> values;
+  for (const auto& [name, t] : graph_.initializers) values[name] = {t, nullptr};
+  for (const auto& [name, t] : inputs) values[name] = {t, nullptr};
+  copies_of_.clear();
+  copies_ = 0;
   Inputs args;
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const Node& node = graph_.nodes[i];
+    const Backend& backend = *backends_[i];
     args.clear();
     for (const auto& in : node.inputs) {
       if (in.empty()) {
         args.push_back(nullptr);
         continue;
       }
-      auto it = values.find(in);
-      check(it != values.end(), node_context(node, i) + ": input '" + in + "' has no value");
-      args.push_back(it->second.empty() ? nullptr : &it->second);
+      check(values.count(in) > 0, node_context(node, i) + ": input '" + in + "' has no value");
+      const Tensor& t = input_on(values, in, backend);
+      args.push_back(t.empty() ? nullptr : &t);
+      if (auto it = traced.find(in); tracing && it != traced.end()) memory_.values[it->second].last = int(i);
     }
     while (!args.empty() && args.back() == nullptr) args.pop_back();
     std::vector<Tensor> outputs;
     try {
-      outputs = prepared_[i]->run(args);
+      const std::vector<TensorDesc> descs = describe(args);
+      if (reshaped_for_[i] != descs) {
+        reshaped_[i] = prepared_[i]->reshape(descs);
+        reshaped_for_[i] = descs;
+        shapes_moved = shapes_moved || use_arena;
+        use_arena = false;
+      }
+      outputs = allocate_outputs(i, use_arena);
+      if (workspace_.size() < reshaped_[i].workspace_bytes) workspace_.resize(reshaped_[i].workspace_bytes);
+      prepared_[i]->run(args, outputs, std::span<std::byte>(workspace_.data(), reshaped_[i].workspace_bytes));
     } catch (const Error& e) {
       throw e.with_context(node_context(node, i));
     }
@@ -113,19 +225,70 @@ TensorMap Executor::run(const TensorMap& inputs) {
       if (!node.outputs[k].empty()) needed = k + 1;
     check(outputs.size() >= needed, node_context(node, i) + ": produced " + std::to_string(outputs.size()) +
                                         " outputs, the model uses " + std::to_string(needed));
+    const bool on_host = backend.memory() == kHostMemory;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const bool executor_owned = on_host && k < reshaped_[i].outputs.size() && reshaped_[i].outputs[k];
+      // An op that allocates its own outputs may return a view of its input (Reshape): one that
+      // lies in the arena is copied out, since the arena's bytes are reused.
+      if (!executor_owned && arena_ && outputs[k].lies_in(arena_->bytes.raw(), arena_->size)) outputs[k] = outputs[k].clone();
+      owned[i].push_back(executor_owned ? int64_t(outputs[k].nbytes()) : -1);
+    }
     live_values_ = values.size() - graph_.initializers.size() + outputs.size();
-    if (hook_) hook_(node, i, outputs);
-    for (size_t k = 0; k < node.outputs.size() && k < outputs.size(); ++k)
-      if (!node.outputs[k].empty()) values[node.outputs[k]] = std::move(outputs[k]);
-    for (const auto& name : frees_after_[i]) values.erase(name);
+    if (hook_ && on_host) hook_(node, i, outputs);
+    if (hook_ && !on_host) {
+      std::vector<Tensor> host;
+      for (const Tensor& t : outputs) host.push_back(t.empty() ? t : backend.download(t));
+      hook_(node, i, host);
+    }
+    for (size_t k = 0; k < node.outputs.size() && k < outputs.size(); ++k) {
+      if (node.outputs[k].empty()) continue;
+      if (tracing) {
+        traced[node.outputs[k]] = memory_.values.size();
+        memory_.values.push_back({node.outputs[k], int64_t(outputs[k].nbytes()), int(i), int(i)});
+      }
+      values[node.outputs[k]] = {std::move(outputs[k]), on_host ? nullptr : &backend};
+    }
+    for (const auto& name : frees_after_[i]) {
+      values.erase(name);
+      copies_of_.erase(copies_of_.lower_bound({name, ""}), copies_of_.lower_bound({name + '\0', ""}));
+    }
   }
   TensorMap result;
   for (const auto& o : graph_.outputs) {
     auto it = values.find(o.name);
-    check(it != values.end() && !it->second.empty(), "graph output '" + o.name + "' was not produced");
-    result[o.name] = it->second;
+    check(it != values.end() && !it->second.tensor.empty(), "graph output '" + o.name + "' was not produced");
+    const Value& v = it->second;
+    result[o.name] = v.owner ? v.owner->download(v.tensor) : v.tensor;
+    copies_ += v.owner != nullptr;
+    if (auto t = traced.find(o.name); tracing && t != traced.end()) memory_.values[t->second].last = int(graph_.nodes.size());
   }
+  if (shapes_moved) arena_.reset();
+  if (tracing && !shapes_moved) plan_arena(input_descs, owned);
   return result;
+}
+
+void Executor::plan_arena(const std::vector<TensorDesc>& input_descs, const std::vector<std::vector<int64_t>>& owned) {
+  const GraphIndex index(graph_);
+  std::vector<BufferLifetime> buffers;
+  std::vector<std::pair<size_t, size_t>> slots;  // (node, output) of each buffer
+  for (const BufferLifetime& v : memory_.values) {
+    const size_t node = size_t(v.first);
+    const auto& outs = graph_.nodes[node].outputs;
+    const size_t k = size_t(std::find(outs.begin(), outs.end(), v.value) - outs.begin());
+    if (k >= owned[node].size() || owned[node][k] < 0 || index.is_graph_output(v.value)) continue;
+    buffers.push_back(v);
+    slots.emplace_back(node, k);
+  }
+  memory_.arena = plan_memory(buffers);
+  memory_.owned_bytes = memory_.arena.total_bytes;
+  Arena a;
+  a.input_descs = input_descs;
+  a.offsets.resize(graph_.nodes.size());
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) a.offsets[i].assign(graph_.nodes[i].outputs.size(), -1);
+  for (size_t b = 0; b < buffers.size(); ++b) a.offsets[slots[b].first][slots[b].second] = memory_.arena.offsets[b];
+  a.bytes = Tensor::uninitialized(DType::Int8, {memory_.arena.arena_bytes});
+  a.size = size_t(memory_.arena.arena_bytes);
+  arena_ = std::move(a);
 }
 
 }  // namespace q8

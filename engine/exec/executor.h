@@ -1,21 +1,29 @@
 // Runs a graph node by node, each node on the first backend that supports it (the placement),
-// resolving shapes per run (so the batch may change), freeing each intermediate after its last
-// use, and calling a hook after every node.
+// through create → reshape → run (engine/exec/backend.h). Shapes are resolved per run, so the batch
+// may change; a node is reshaped again only when its inputs' shapes change. The executor owns the
+// host buffers of outputs whose shapes reshape gives: the first run at a set of input shapes
+// allocates them one by one and traces every value's size and lifetime, later runs at the same
+// shapes place them in one arena planned from that liveness (docs/plan.md, "Memory plan"). Values
+// are freed after their last reader; values cross between host and device memory where placement
+// changes memory, once per value and memory.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/cpu/cpu_backend.h"
 #include "engine/exec/backend.h"
+#include "engine/exec/memory_plan.h"
 #include "engine/ir/graph.h"
 
 namespace q8 {
 
-// Called after node `index` ran, with its outputs (the calibrator attaches here).
+// Called after node `index` ran, with its outputs on the host. An output may live in the
+// executor's arena: a hook that keeps one beyond the call keeps a clone.
 using NodeHook = std::function<void(const Node& node, size_t index, const std::vector<Tensor>& outputs)>;
 
 using TensorMap = std::map<std::string, Tensor>;
@@ -23,19 +31,38 @@ using TensorMap = std::map<std::string, Tensor>;
 // Backends in order of preference: each node runs on the first that supports it.
 using BackendList = std::vector<const Backend*>;
 
-// "Abs ('a1'), TopK ('t1', 't2')" for every node no backend supports; "" if none.
+// "Abs ('a1'), TopK ('t1', 't2')" for every node no backend supports, with the backends' reasons
+// where they gave one ("QConv ('c1': int8-reference: input 0 is float32, not int8)"); "" if none.
 std::string unsupported_ops(const Graph& graph, const BackendList& backends);
+
+// Where one node runs, and why the backends preferred to it declined ("" when none did or none
+// said why).
+struct NodePlacement {
+  std::string_view backend;
+  std::string declined;
+};
+
+// The memory of the last traced run: every intermediate's size and lifetime (graph outputs live
+// to the end), and the arena the executor places its own buffers in.
+struct MemoryReport {
+  std::vector<BufferLifetime> values;  // every value a node wrote, in the order written
+  MemoryPlan arena;                    // over the executor-owned buffers only
+  int64_t owned_bytes = 0;             // those buffers without reuse
+};
 
 class Executor {
  public:
-  // Prepares every node. Throws one Error listing all unsupported ops with their node names,
+  // Creates every node. Throws one Error listing all unsupported ops with their node names,
   // or naming the node whose attributes are invalid.
   explicit Executor(Graph graph, const Backend& backend = cpu_backend()) : Executor(std::move(graph), BackendList{&backend}) {}
   Executor(Graph graph, const BackendList& backends);
 
   const Graph& graph() const { return graph_; }
-  // Per node, the name of the backend it runs on (the placement report).
-  const std::vector<std::string_view>& placement() const { return placement_; }
+  // Per node, the name of the backend it runs on.
+  const std::vector<std::string_view>& placement() const { return backend_names_; }
+  // One line per node: "  3 Conv 'conv1' → cpu (int8-reference: …)", with the reasons of the
+  // backends that declined it; with fallbacks_only, only the nodes some backend declined.
+  std::string placement_report(bool fallbacks_only = false) const;
   void set_hook(NodeHook hook) { hook_ = std::move(hook); }
 
   // Runs the graph. Every graph input must be given, with its declared dtype and a shape
@@ -45,16 +72,43 @@ class Executor {
   // Values held during the current run (inputs, initializers excluded): what freeing after last
   // use keeps small. Valid inside the hook.
   size_t live_values() const { return live_values_; }
+  // Sizes and lifetimes from the last run that traced them (the first at its input shapes).
+  const MemoryReport& memory() const { return memory_; }
+  // Host↔device copies the last run made.
+  size_t copies() const { return copies_; }
 
  private:
+  struct Value {
+    Tensor tensor;
+    const Backend* owner = nullptr;  // the backend whose device memory holds it; nullptr: the host
+  };
+  struct Arena {
+    std::vector<TensorDesc> input_descs;        // the graph input shapes it is for
+    std::vector<std::vector<int64_t>> offsets;  // per node, per output: its offset, or -1
+    Tensor bytes;
+    size_t size = 0;
+  };
+
   void check_inputs(const TensorMap& inputs) const;
+  const Tensor& input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend);
+  std::vector<Tensor> allocate_outputs(size_t node, bool use_arena);
+  void plan_arena(const std::vector<TensorDesc>& input_descs, const std::vector<std::vector<int64_t>>& owned);
 
   Graph graph_;
+  std::vector<const Backend*> backends_;  // per node
+  std::vector<std::string_view> backend_names_;
+  std::vector<std::string> declined_;
   std::vector<std::unique_ptr<PreparedNode>> prepared_;
-  std::vector<std::string_view> placement_;
+  std::vector<std::optional<std::vector<TensorDesc>>> reshaped_for_;  // per node: the input shapes of its last reshape
+  std::vector<Reshaped> reshaped_;
   std::vector<std::vector<std::string>> frees_after_;  // per node: values read last by it
+  std::vector<std::byte> workspace_;
+  std::optional<Arena> arena_;
+  std::map<std::pair<std::string, std::string>, Tensor> copies_of_;  // (value, memory) → its copy there
+  MemoryReport memory_;
   NodeHook hook_;
   size_t live_values_ = 0;
+  size_t copies_ = 0;
 };
 
 }  // namespace q8

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <functional>
 #include <mutex>
 #include <new>
 
@@ -86,6 +87,22 @@ Tensor Tensor::uninitialized(DType dtype, Dims dims) {
   t.dtype_ = dtype, t.dims_ = std::move(dims);
   t.buffer_ = allocate(checked_bytes(t.dtype_, t.dims_), false);
   return t;
+}
+
+Tensor Tensor::view(const Tensor& arena, size_t offset, DType dtype, Dims dims) {
+  Tensor t;
+  t.dtype_ = dtype, t.dims_ = std::move(dims);
+  const size_t bytes = checked_bytes(t.dtype_, t.dims_);
+  check(offset <= arena.nbytes() && bytes <= arena.nbytes() - offset,
+        "a view of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) + " does not fit an arena of " +
+            std::to_string(arena.nbytes()));
+  t.buffer_ = std::shared_ptr<std::byte[]>(arena.buffer_, arena.buffer_.get() + offset);
+  return t;
+}
+
+bool Tensor::lies_in(const std::byte* begin, size_t size) const {
+  const std::byte* p = raw();
+  return p && size && std::less_equal<>()(begin, p) && std::less<>()(p, begin + size);
 }
 
 Tensor Tensor::reshaped(const Dims& dims) const {

@@ -31,6 +31,14 @@ size_t memory_limit_bytes();
 size_t checked_bytes(DType dtype, const Dims& dims);
 std::string dims_to_string(const Dims& dims);  // "1x3x224x224"; "scalar" for rank 0
 
+// A tensor's type and shape without its data: what shapes are worked out from before a run.
+struct TensorDesc {
+  DType dtype = DType::Undefined;  // Undefined: an absent input
+  Dims dims;
+
+  bool operator==(const TensorDesc&) const = default;
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -52,6 +60,7 @@ class Tensor {
   size_t rank() const { return dims_.size(); }
   int64_t numel() const { return q8::numel(dims_); }
   size_t nbytes() const { return size_t(numel()) * dtype_size(dtype_); }
+  TensorDesc desc() const { return {dtype_, dims_}; }
 
   std::byte* raw() { return buffer_.get(); }
   const std::byte* raw() const { return buffer_.get(); }
@@ -63,6 +72,12 @@ class Tensor {
   }
   template <typename T> std::span<const T> values() const { return {data<T>(), size_t(numel())}; }
   template <typename T> std::span<T> values() { return {data<T>(), size_t(numel())}; }
+
+  // A tensor of dtype × dims on arena's bytes from offset (which must hold it); it keeps the
+  // arena's buffer alive.
+  static Tensor view(const Tensor& arena, size_t offset, DType dtype, Dims dims);
+  // Whether this tensor's bytes lie inside [begin, begin + size).
+  bool lies_in(const std::byte* begin, size_t size) const;
 
   // A view with other dims and the same buffer; numel must match.
   Tensor reshaped(const Dims& dims) const;

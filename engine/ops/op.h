@@ -1,7 +1,9 @@
-// The operator interface: create (validate attributes) → run (infer shapes, compute outputs).
+// The operator interface: create (validate attributes and constants) → reshape (output shapes, when
+// known before running) → run (compute outputs).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,19 +18,41 @@ namespace q8 {
 using Inputs = std::vector<const Tensor*>;
 
 struct OpContext {
-  int64_t opset = 0;                 // the model's default-domain opset
-  std::vector<bool> constant_inputs;  // per node input: an initializer, the same every run
+  int64_t opset = 0;                    // the model's default-domain opset
+  std::vector<const Tensor*> constants;  // per node input: its value when constant (the same every run)
 
-  bool input_is_constant(size_t i) const { return i < constant_inputs.size() && constant_inputs[i]; }
+  bool input_is_constant(size_t i) const { return i < constants.size() && constants[i]; }
 };
 
-// A created operator. Its constructor validates attributes and throws Error for values it
-// cannot honour; run infers output shapes from the inputs given and computes the outputs.
+// A created operator. Its constructor validates attributes (and constant inputs, which it may
+// pack) and throws Error for values it cannot honour; run infers output shapes from the inputs
+// given and computes the outputs, allocating them.
 class Op {
  public:
   virtual ~Op() = default;
   virtual std::vector<Tensor> run(const Inputs& in) const = 0;
+  // The outputs' types and shapes from the inputs' alone, for an op that knows them before
+  // running (a SizedOp); nullopt for one whose run must see the values (Reshape's shape input,
+  // NonZero) or that was written before reshape existed.
+  virtual std::optional<std::vector<TensorDesc>> reshape(const std::vector<TensorDesc>&) const { return std::nullopt; }
+  // Computes into out: the buffers reshape described when it gave them, else empty tensors that
+  // run fills.
+  virtual void run_into(const Inputs& in, std::vector<Tensor>& out) const { out = run(in); }
 };
+
+// An op whose outputs' types and shapes follow from its inputs' (output_descs, which also checks
+// them) and that writes every element of buffers it is given (run_into).
+class SizedOp : public Op {
+ public:
+  virtual std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const = 0;
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override = 0;
+
+  std::optional<std::vector<TensorDesc>> reshape(const std::vector<TensorDesc>& in) const final { return output_descs(in); }
+  std::vector<Tensor> run(const Inputs& in) const final;
+};
+
+// The descriptions of inputs (an absent one is Undefined).
+std::vector<TensorDesc> describe(const Inputs& in);
 
 using OpFactory = std::unique_ptr<Op> (*)(const Node& node, const OpContext& ctx);
 

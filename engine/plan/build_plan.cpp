@@ -43,24 +43,13 @@ BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const T
   b.plan.lowering_report = format_lowering_report(b.lowered);
   b.plan.shapes = describe_shapes(inputs);
 
-  // Lifetimes: written by node i, read last by node j (graph outputs live to the end).
+  // Sizes and lifetimes of every intermediate, traced by one run at these shapes.
   Executor exec(b.plan.graph, plan_backends());
   b.placement = exec.placement();
-  std::map<std::string, size_t> index;
-  exec.set_hook([&](const Node& node, size_t i, const std::vector<Tensor>& outputs) {
-    for (size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
-      if (node.outputs[k].empty()) continue;
-      index[node.outputs[k]] = b.plan.buffers.size();
-      b.plan.buffers.push_back({node.outputs[k], int64_t(outputs[k].nbytes()), int(i), int(i)});
-    }
-  });
+  b.placement_report = exec.placement_report();
+  b.fallbacks = exec.placement_report(true);
   exec.run(inputs);
-  const Graph& g = b.plan.graph;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const auto& in : g.nodes[i].inputs)
-      if (auto it = index.find(in); it != index.end()) b.plan.buffers[it->second].last = int(i);
-  for (const auto& o : g.outputs)
-    if (auto it = index.find(o.name); it != index.end()) b.plan.buffers[it->second].last = int(g.nodes.size());
+  b.plan.buffers = exec.memory().values;
   b.plan.memory = plan_memory(b.plan.buffers);
   return b;
 }

@@ -1,5 +1,6 @@
 // Building a plan from a QDQ model: lower it, run it once at the given input shapes to learn
-// every intermediate's size and lifetime, and plan memory from that liveness.
+// every intermediate's size and lifetime (the executor's trace), and plan memory from that
+// liveness.
 #pragma once
 
 #include <map>
@@ -20,6 +21,8 @@ struct BuiltPlan {
   Plan plan;
   Lowered lowered;                         // its report, for printing
   std::vector<std::string_view> placement;  // per node of plan.graph: the backend it runs on
+  std::string placement_report;             // node by node, with the reasons of declining backends
+  std::string fallbacks;                    // the lines of placement_report for nodes a backend declined
 };
 
 // inputs: one sample input per graph input at the shapes the memory plan is for.

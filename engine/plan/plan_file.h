@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/ir/graph.h"
-#include "engine/plan/memory_plan.h"
+#include "engine/exec/memory_plan.h"
 
 namespace q8 {
 

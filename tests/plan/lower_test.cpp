@@ -114,6 +114,26 @@ TEST(Lower, Int8ResultEqualsTheFloatQdqModelAwayFromTies) {
   for (int i = 4; i < 8; ++i) EXPECT_EQ(got.data<float>()[i], 0.0f);
 }
 
+// conv [1, 2, 2, 2] + DQ(Q(r)) → Q: the residual is fused only where the shapes may be equal.
+Graph residual_graph(const std::vector<Dim>& r_shape) {
+  ConvCase c;
+  c.activations = {node("QuantizeLinear", "qr", {"r", "s_x", "zp"}, {"rq"}), node("DequantizeLinear", "dqr", {"rq", "s_x", "zp"}, {"rd"}),
+                   node("Add", "add", {"conv", "rd"}, {"act"})};
+  Graph g = conv_graph(c);
+  g.inputs.push_back({"r", DType::Float32, r_shape});
+  g.value_info.push_back({"conv", DType::Float32, std::vector<Dim>{Dim{1, ""}, Dim{2, ""}, Dim{2, ""}, Dim{2, ""}}});
+  return g;
+}
+
+TEST(Lower, ResidualAddIsFusedOnlyWhenItDoesNotBroadcast) {
+  const Lowered same = lower_qdq(residual_graph({Dim{1, ""}, Dim{2, ""}, Dim{-1, "h"}, Dim{2, ""}}));
+  EXPECT_EQ(fused(same, "QConv").inputs.size(), 5u);
+  EXPECT_EQ(entry(same, "Add 'add'").outcome, "fused into QConv 'conv'");
+  const Lowered broadcast = lower_qdq(residual_graph({Dim{1, ""}, Dim{2, ""}, Dim{1, ""}, Dim{1, ""}}));
+  EXPECT_EQ(fused(broadcast, "QConv").inputs.size(), 4u);
+  EXPECT_NE(entry(broadcast, "Add 'add'").outcome.find("fused into"), 0u) << entry(broadcast, "Add 'add'").outcome;
+}
+
 TEST(Lower, Uint8OutputStaysFp32WithItsReason) {
   ConvCase c;
   c.uint8_output = true;

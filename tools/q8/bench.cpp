@@ -47,6 +47,7 @@ struct Timing {
   std::vector<double> ms;        // per iteration
   std::vector<NodeTime> nodes;   // --profile: per node, summed over the iterations
   int64_t batch = 1;
+  MemoryReport memory;           // the executor's buffers at these shapes
 
   double percentile(double p) const {  // nearest rank on the sorted latencies
     std::vector<double> s = ms;
@@ -84,12 +85,16 @@ Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs,
     exec.run(inputs);
     t.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
+  t.memory = exec.memory();
   return t;
 }
 
 void print_timing(const Timing& t, int top) {
   std::printf("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
               t.what.c_str(), t.mean(), t.percentile(50), t.percentile(99), t.percentile(0), t.percentile(100), t.throughput());
+  if (t.memory.owned_bytes > 0)
+    std::printf("      memory: %zu intermediates; the executor's own buffers in an arena of %.2f MiB (%.2f MiB without reuse)\n",
+                t.memory.values.size(), double(t.memory.arena.arena_bytes) / 1048576.0, double(t.memory.owned_bytes) / 1048576.0);
   if (t.nodes.empty() || top == 0) return;
   std::vector<NodeTime> nodes = t.nodes;
   double total = 0;
@@ -107,6 +112,8 @@ nlohmann::ordered_json timing_json(const Timing& t) {
   j["latency_ms"] = {{"mean", t.mean()}, {"median", t.percentile(50)}, {"p99", t.percentile(99)}, {"min", t.percentile(0)},
                      {"max", t.percentile(100)}, {"iterations", t.ms}};
   j["throughput_samples_per_s"] = t.throughput();
+  j["arena_bytes"] = t.memory.arena.arena_bytes;
+  j["executor_buffer_bytes_without_reuse"] = t.memory.owned_bytes;
   if (!t.nodes.empty() && !t.ms.empty()) {
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (const NodeTime& n : t.nodes)

@@ -33,10 +33,7 @@ void print_report(const BuiltPlan& b, bool verbose) {
   for (const auto& [op, count] : fused) std::printf("  %-16s %d\n", op.c_str(), count);
   for (const LoweringEntry& e : l.report)
     if (verbose || !e.reason.empty()) std::printf("  %s → %s%s\n", e.node.c_str(), e.outcome.c_str(), e.reason.empty() ? "" : (": " + e.reason).c_str());
-  std::printf("placement: %s\n", placement_summary(b.placement).c_str());
-  if (verbose)
-    for (size_t i = 0; i < b.placement.size(); ++i)
-      std::printf("  %-40s %s\n", l.graph.nodes[i].describe().c_str(), std::string(b.placement[i]).c_str());
+  std::printf("placement: %s\n%s", placement_summary(b.placement).c_str(), (verbose ? b.placement_report : b.fallbacks).c_str());
 }
 
 void build(const BuildOptions& o) {

@@ -24,7 +24,8 @@ void print_plan(const Plan& plan) {
   std::printf("%s", plan.lowering_report.substr(0, plan.lowering_report.find('\n') + 1).c_str());
   std::printf("memory plan: %zu buffers at %s, arena %.2f MiB (peak), %.2f MiB without reuse\n", plan.buffers.size(),
               plan.shapes.c_str(), double(plan.memory.arena_bytes) / 1048576.0, double(plan.memory.total_bytes) / 1048576.0);
-  std::printf("placement: %s\n", placement_summary(Executor(plan.graph, plan_backends()).placement()).c_str());
+  const Executor exec(plan.graph, plan_backends());
+  std::printf("placement: %s\n%s", placement_summary(exec.placement()).c_str(), exec.placement_report(true).c_str());
 }
 
 void inspect(const std::string& path) {

@@ -22,14 +22,55 @@ const OpInfo* find_int8_op(const Node& node) {
   return it == std::end(kInt8Ops) ? nullptr : &*it;
 }
 
+// "" when input i may be int8 (int8, or a type nothing decides), else why not.
+std::string int8_input(const NodeView& v, size_t i, const char* what) {
+  const DType t = v.input_type(i);
+  if (t == DType::Int8 || t == DType::Undefined) return "";
+  return std::string(what) + " is " + std::string(dtype_name(t)) + ", not int8";
+}
+
+// Why the reference cannot run the node as the lowering wrote it, or "".
+std::string refusal(const NodeView& v) {
+  const std::string& op = v.node.op_type;
+  if (op == "QConv" || op == "QConvTranspose" || op == "QGemm") {
+    if (!v.has_input(1) || !v.has_input(2) || !v.has_input(3)) return "needs x, w, bias and scale";
+    if (std::string why = int8_input(v, 0, "x"); !why.empty()) return why;
+    const Tensor* w = v.constant(1);
+    if (!w || w->dtype() != DType::Int8) return "w is not a constant int8 tensor";
+    const Tensor* bias = v.constant(2);
+    if (!bias || (bias->dtype() != DType::Int32 && bias->dtype() != DType::Float32)) return "bias is not a constant int32 or float32 tensor";
+    const Tensor* scale = v.constant(3);
+    if (!scale || scale->dtype() != DType::Float32) return "scale is not a constant float32 tensor";
+    if (v.has_input(4)) return int8_input(v, 4, "the residual");
+    return "";
+  }
+  if (op == "QAdd") {
+    if (std::string why = int8_input(v, 0, "a"); !why.empty()) return why;
+    return int8_input(v, 1, "b");
+  }
+  if (op == "QConcat") {
+    const size_t n = v.node.inputs.size();
+    if (n < 2) return "needs inputs and a table";
+    const Tensor* tables = v.constant(n - 1);
+    if (!tables || tables->dtype() != DType::Int8) return "the tables are not a constant int8 tensor";
+    for (size_t i = 0; i + 1 < n; ++i)
+      if (std::string why = int8_input(v, i, "an input"); !why.empty()) return why;
+  }
+  return "";
+}
+
 class Int8ReferenceBackend final : public Backend {
  public:
   std::string_view name() const override { return "int8-reference"; }
-  bool supports(const Node& node) const override { return find_int8_op(node) != nullptr; }
-  std::unique_ptr<PreparedNode> prepare(const Node& node, const OpContext& ctx) const override {
-    const OpInfo* info = find_int8_op(node);
-    check(info != nullptr, "op " + node.domain + "." + node.op_type + " is not an INT8 reference op");
-    return prepared_op(info->create(node, ctx));
+  Support supports(const NodeView& view) const override {
+    if (!find_int8_op(view.node)) return Support::no();
+    const std::string why = refusal(view);
+    return why.empty() ? Support::yes() : Support::no(why);
+  }
+  std::unique_ptr<PreparedNode> create(const NodeView& view) const override {
+    const OpInfo* info = find_int8_op(view.node);
+    check(info != nullptr, "op " + view.node.domain + "." + view.node.op_type + " is not an INT8 reference op");
+    return prepared_op(info->create(view.node, view.op_context()));
   }
 };
 }  // namespace

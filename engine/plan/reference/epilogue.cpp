@@ -11,24 +11,28 @@ Epilogue::Epilogue(const Node& node)
         "clamp bounds [" + std::to_string(bounds_.lo) + ", " + std::to_string(bounds_.hi) + "] are not inside [-128, 127]");
 }
 
-void Epilogue::bind(const Inputs& in, int64_t channels, const Dims& out, const std::string& name) {
-  const Tensor& bias = required_input(in, 2, name.c_str(), "bias");
-  const Tensor& scale = required_input(in, 3, name.c_str(), "scale");
-  const Tensor* residual = optional_input(in, 4);
-  float_out_ = bias.dtype() == DType::Float32;
-  check(float_out_ || bias.dtype() == DType::Int32, name + ": bias must be int32 (int8 output) or float32 (float output)");
-  check(bias.numel() == channels && scale.numel() == channels && scale.dtype() == DType::Float32,
+DType Epilogue::check_inputs(const std::vector<TensorDesc>& in, int64_t channels, const Dims& out, const std::string& name) {
+  check(in.size() >= 4 && in[2].dtype != DType::Undefined && in[3].dtype != DType::Undefined, name + ": needs bias and scale inputs");
+  const TensorDesc& bias = in[2];
+  const TensorDesc& scale = in[3];
+  const bool float_out = bias.dtype == DType::Float32;
+  check(float_out || bias.dtype == DType::Int32, name + ": bias must be int32 (int8 output) or float32 (float output)");
+  check(numel(bias.dims) == channels && numel(scale.dims) == channels && scale.dtype == DType::Float32,
         name + ": bias and scale need " + std::to_string(channels) + " values each, they have " +
-            std::to_string(bias.numel()) + " and " + std::to_string(scale.numel()));
-  bias_q_ = float_out_ ? nullptr : bias.data<int32_t>();
-  bias_f_ = float_out_ ? bias.data<float>() : nullptr;
-  scale_ = scale.data<float>();
-  residual_ = nullptr;
-  if (residual) {
-    check(!float_out_ && residual->dtype() == DType::Int8 && residual->dims() == out,
+            std::to_string(numel(bias.dims)) + " and " + std::to_string(numel(scale.dims)));
+  if (in.size() > 4 && in[4].dtype != DType::Undefined)
+    check(!float_out && in[4].dtype == DType::Int8 && in[4].dims == out,
           name + ": the residual must be int8 of the output's shape " + dims_to_string(out));
-    residual_ = residual->data<int8_t>();
-  }
+  return float_out ? DType::Float32 : DType::Int8;
+}
+
+void Epilogue::bind(const Inputs& in) {
+  float_out_ = in[2]->dtype() == DType::Float32;
+  bias_q_ = float_out_ ? nullptr : in[2]->data<int32_t>();
+  bias_f_ = float_out_ ? in[2]->data<float>() : nullptr;
+  scale_ = in[3]->data<float>();
+  const Tensor* residual = optional_input(in, 4);
+  residual_ = residual ? residual->data<int8_t>() : nullptr;
 }
 
 void Epilogue::store(Tensor& y, int64_t index, int64_t c, int64_t acc) const {

@@ -16,10 +16,12 @@ namespace q8 {
 class Epilogue {
  public:
   Epilogue(const Node& node);
-  // Checks the inputs against `channels` output channels and the output shape.
-  void bind(const Inputs& in, int64_t channels, const Dims& out, const std::string& name);
+  // Checks the inputs' types and shapes against `channels` output channels and the output
+  // shape; gives the output type (int8, or float32 for a float32 bias).
+  static DType check_inputs(const std::vector<TensorDesc>& in, int64_t channels, const Dims& out, const std::string& name);
+  // Takes the data of inputs check_inputs accepted.
+  void bind(const Inputs& in);
 
-  DType output_type() const { return float_out_ ? DType::Float32 : DType::Int8; }
   // Writes output element `index` of channel c from its accumulator.
   void store(Tensor& y, int64_t index, int64_t c, int64_t acc) const;
 

@@ -8,7 +8,7 @@
 namespace q8 {
 
 namespace {
-class QAdd final : public Op {
+class QAdd final : public SizedOp {
  public:
   explicit QAdd(const Node& node)
       : a_scale_(node.attr_float("a_scale", 0.0f)), b_scale_(node.attr_float("b_scale", 0.0f)),
@@ -16,21 +16,23 @@ class QAdd final : public Op {
     check(bounds_.lo >= -128 && bounds_.lo <= bounds_.hi && bounds_.hi <= 127, name_ + ": clamp bounds are not inside [-128, 127]");
   }
 
-  std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& a = required_input(in, 0, "QAdd", "a");
-    const Tensor& b = required_input(in, 1, "QAdd", "b");
-    check(a.dtype() == DType::Int8 && b.dtype() == DType::Int8, name_ + ": a and b must be int8");
-    const Dims out = broadcast_dims(a.dims(), b.dims(), "QAdd");
-    Tensor z(DType::Int8, out);
-    if (z.numel() == 0) return {std::move(z)};
-    const BroadcastPlan plan = plan_broadcast(out, {&a.dims(), &b.dims()});
+  std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
+    check(in.size() >= 2 && in[0].dtype == DType::Int8 && in[1].dtype == DType::Int8, name_ + ": a and b must be int8");
+    return {{DType::Int8, broadcast_dims(in[0].dims, in[1].dims, "QAdd")}};
+  }
+
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
+    const Tensor& a = *in[0];
+    const Tensor& b = *in[1];
+    Tensor& z = out[0];
+    if (z.numel() == 0) return;
+    const BroadcastPlan plan = plan_broadcast(z.dims(), {&a.dims(), &b.dims()});
     const int8_t* pa = a.data<int8_t>();
     const int8_t* pb = b.data<int8_t>();
     int8_t* pz = z.data<int8_t>();
     broadcast_loop<2>(plan, [&](int64_t i, const std::array<int64_t, 2>& off) {
       pz[i] = requantize_add(pa[off[0]], a_scale_, pb[off[1]], b_scale_, bounds_);
     });
-    return {std::move(z)};
   }
 
  private:

@@ -10,31 +10,27 @@
 namespace q8 {
 
 namespace {
-class QConv final : public Op {
+class QConv final : public SizedOp {
  public:
   explicit QConv(const Node& node)
       : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), epilogue_(node), name_(node.describe()) {
     check(group_ >= 1, name_ + ": group must be >= 1");
   }
 
-  std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& x = required_input(in, 0, "QConv", "x");
-    const Tensor& w = required_input(in, 1, "QConv", "w");
-    check(x.dtype() == DType::Int8 && w.dtype() == DType::Int8, name_ + ": x and w must be int8");
-    check(x.rank() >= 3 && w.rank() == x.rank(), name_ + ": x must be [N, C, spatial…] and w of the same rank");
-    const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
-    check(c % group_ == 0 && m % group_ == 0 && w.dim(1) == c / group_,
-          name_ + ": weight " + dims_to_string(w.dims()) + " does not fit " + std::to_string(c) + " input channels in " +
-              std::to_string(group_) + " groups");
-    const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
-    const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
-    const ResolvedWindow r = resolve_window(window_, in_spatial, kernel, name_);
-    Dims out_dims{n, m};
-    out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
+  std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
+    const Geometry g = geometry(in);
+    return {{Epilogue::check_inputs(in, g.out[1], g.out, name_), g.out}};
+  }
+
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
+    const Tensor& x = *in[0];
+    const Tensor& w = *in[1];
+    const Geometry shape = geometry(describe(in));
     Epilogue epilogue = epilogue_;
-    epilogue.bind(in, m, out_dims, name_);
-    Tensor y(epilogue.output_type(), out_dims);
-    const ConvGeometry geo(r, in_spatial, true);
+    epilogue.bind(in);
+    Tensor& y = out[0];
+    const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
+    const ConvGeometry geo(shape.window, shape.in_spatial, true);
     const int64_t cg = c / group_, mg = m / group_, taps = geo.kernel_size;
     const int8_t* px = x.data<int8_t>();
     const int8_t* pw = w.data<int8_t>();
@@ -56,10 +52,30 @@ class QConv final : public Op {
         for (int64_t o = 0; o < geo.out_size; ++o) epilogue.store(y, plane * geo.out_size + o, oc, acc[size_t(o)]);
       }
     });
-    return {std::move(y)};
   }
 
  private:
+  struct Geometry {
+    Dims in_spatial;
+    ResolvedWindow window;
+    Dims out;  // [N, M, spatial…]
+  };
+
+  Geometry geometry(const std::vector<TensorDesc>& in) const {
+    check(in.size() >= 2 && in[0].dtype == DType::Int8 && in[1].dtype == DType::Int8, name_ + ": x and w must be int8");
+    const Dims& x = in[0].dims;
+    const Dims& w = in[1].dims;
+    check(x.size() >= 3 && w.size() == x.size(), name_ + ": x must be [N, C, spatial…] and w of the same rank");
+    const int64_t c = x[1], m = w[0];
+    check(c % group_ == 0 && m % group_ == 0 && w[1] == c / group_,
+          name_ + ": weight " + dims_to_string(w) + " does not fit " + std::to_string(c) + " input channels in " +
+              std::to_string(group_) + " groups");
+    Geometry g{Dims(x.begin() + 2, x.end()), {}, {x[0], m}};
+    g.window = resolve_window(window_, g.in_spatial, std::vector<int64_t>(w.begin() + 2, w.end()), name_);
+    g.out.insert(g.out.end(), g.window.output.begin(), g.window.output.end());
+    return g;
+  }
+
   Window window_;
   int64_t group_;
   Epilogue epilogue_;

@@ -12,7 +12,7 @@
 namespace q8 {
 
 namespace {
-class QConvTranspose final : public Op {
+class QConvTranspose final : public SizedOp {
  public:
   explicit QConvTranspose(const Node& node)
       : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), output_padding_(node.attr_ints("output_padding")),
@@ -20,27 +20,24 @@ class QConvTranspose final : public Op {
     check(group_ >= 1, name_ + ": group must be >= 1");
   }
 
-  std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& x = required_input(in, 0, "QConvTranspose", "x");
-    const Tensor& w = required_input(in, 1, "QConvTranspose", "w");
-    check(x.dtype() == DType::Int8 && w.dtype() == DType::Int8, name_ + ": x and w must be int8");
-    check(x.rank() >= 3 && w.rank() == x.rank(), name_ + ": x must be [N, C, spatial…] and w of the same rank");
-    const int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1), m = mg * group_;
-    check(w.dim(0) == c && c % group_ == 0, name_ + ": weight " + dims_to_string(w.dims()) + " does not fit " +
-                                                std::to_string(c) + " input channels in " + std::to_string(group_) + " groups");
-    const Dims in_spatial(x.dims().begin() + 2, x.dims().end());
-    const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
-    const ResolvedWindow r = resolve_transpose_window(window_, output_padding_, output_shape_, in_spatial, kernel, name_);
-    Dims out_dims{n, m};
-    out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
+  std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
+    const Geometry g = geometry(in);
+    return {{Epilogue::check_inputs(in, g.out[1], g.out, name_), g.out}};
+  }
+
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
+    const Tensor& x = *in[0];
+    const Tensor& w = *in[1];
+    const Geometry shape = geometry(describe(in));
     Epilogue epilogue = epilogue_;
-    epilogue.bind(in, m, out_dims, name_);
-    Tensor y(epilogue.output_type(), out_dims);
+    epilogue.bind(in);
+    Tensor& y = out[0];
+    const int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1), m = mg * group_;
     // The forward window from the output grid onto the input grid: offset(k, i) is the output
     // position that input position i reaches through tap k, or -1 outside the output.
-    ResolvedWindow backward = r;
-    backward.output = in_spatial;
-    const ConvGeometry geo(backward, r.output, true);
+    ResolvedWindow backward = shape.window;
+    backward.output = shape.in_spatial;
+    const ConvGeometry geo(backward, shape.window.output, true);
     const int64_t cg = c / group_, taps = geo.kernel_size, out_size = geo.in_size, in_size = geo.out_size;
     const int8_t* px = x.data<int8_t>();
     const int8_t* pw = w.data<int8_t>();
@@ -63,10 +60,30 @@ class QConvTranspose final : public Op {
         for (int64_t p = 0; p < out_size; ++p) epilogue.store(y, plane * out_size + p, o, acc[size_t(p)]);
       }
     });
-    return {std::move(y)};
   }
 
  private:
+  struct Geometry {
+    Dims in_spatial;
+    ResolvedWindow window;
+    Dims out;  // [N, M, spatial…]
+  };
+
+  Geometry geometry(const std::vector<TensorDesc>& in) const {
+    check(in.size() >= 2 && in[0].dtype == DType::Int8 && in[1].dtype == DType::Int8, name_ + ": x and w must be int8");
+    const Dims& x = in[0].dims;
+    const Dims& w = in[1].dims;
+    check(x.size() >= 3 && w.size() == x.size(), name_ + ": x must be [N, C, spatial…] and w of the same rank");
+    const int64_t c = x[1];
+    check(w[0] == c && c % group_ == 0, name_ + ": weight " + dims_to_string(w) + " does not fit " + std::to_string(c) +
+                                             " input channels in " + std::to_string(group_) + " groups");
+    Geometry g{Dims(x.begin() + 2, x.end()), {}, {x[0], w[1] * group_}};
+    g.window = resolve_transpose_window(window_, output_padding_, output_shape_, g.in_spatial,
+                                        std::vector<int64_t>(w.begin() + 2, w.end()), name_);
+    g.out.insert(g.out.end(), g.window.output.begin(), g.window.output.end());
+    return g;
+  }
+
   Window window_;
   int64_t group_;
   std::vector<int64_t> output_padding_, output_shape_;

@@ -10,24 +10,30 @@
 namespace q8 {
 
 namespace {
-class QGemm final : public Op {
+class QGemm final : public SizedOp {
  public:
   explicit QGemm(const Node& node) : trans_b_(node.attr_int("transB", 0) != 0), epilogue_(node), name_(node.describe()) {}
 
-  std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& x = required_input(in, 0, "QGemm", "x");
-    const Tensor& w = required_input(in, 1, "QGemm", "w");
-    check(x.dtype() == DType::Int8 && w.dtype() == DType::Int8, name_ + ": x and w must be int8");
-    check(x.rank() >= 1 && w.rank() == 2, name_ + ": x must have rank >= 1 and w rank 2");
-    const int64_t k = x.dim(x.rank() - 1), n = trans_b_ ? w.dim(0) : w.dim(1);
-    check((trans_b_ ? w.dim(1) : w.dim(0)) == k, name_ + ": x " + dims_to_string(x.dims()) + " and w " +
-                                                     dims_to_string(w.dims()) + " do not share K");
-    Dims out_dims = x.dims();
-    out_dims.back() = n;
-    const int64_t rows = k ? x.numel() / k : numel(out_dims) / std::max<int64_t>(n, 1);
+  std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
+    check(in.size() >= 2 && in[0].dtype == DType::Int8 && in[1].dtype == DType::Int8, name_ + ": x and w must be int8");
+    const Dims& x = in[0].dims;
+    const Dims& w = in[1].dims;
+    check(x.size() >= 1 && w.size() == 2, name_ + ": x must have rank >= 1 and w rank 2");
+    const int64_t k = x.back(), n = trans_b_ ? w[0] : w[1];
+    check((trans_b_ ? w[1] : w[0]) == k, name_ + ": x " + dims_to_string(x) + " and w " + dims_to_string(w) + " do not share K");
+    Dims out = x;
+    out.back() = n;
+    return {{Epilogue::check_inputs(in, n, out, name_), out}};
+  }
+
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
+    const Tensor& x = *in[0];
+    const Tensor& w = *in[1];
+    Tensor& y = out[0];
+    const int64_t k = x.dim(x.rank() - 1), n = y.dim(y.rank() - 1);
+    const int64_t rows = k ? x.numel() / k : y.numel() / std::max<int64_t>(n, 1);
     Epilogue epilogue = epilogue_;
-    epilogue.bind(in, n, out_dims, name_);
-    Tensor y(epilogue.output_type(), out_dims);
+    epilogue.bind(in);
     const int8_t* px = x.data<int8_t>();
     const int8_t* pw = w.data<int8_t>();
     parallel_for(rows, 1, [&](int64_t begin, int64_t end) {  // rows are independent
@@ -38,7 +44,6 @@ class QGemm final : public Op {
           epilogue.store(y, r * n + j, j, acc);
         }
     });
-    return {std::move(y)};
   }
 
  private:

@@ -33,8 +33,33 @@ std::optional<Tensor> quantize_constant(const QdqGraph& g, const std::string& va
     if (!name.empty() && !t) return std::nullopt;
     in.push_back(t);
   }
-  OpContext ctx{g.graph().opset(), std::vector<bool>(q.inputs.size(), true)};
+  OpContext ctx{g.graph().opset(), in};
   return find_op("QuantizeLinear")->create(q, ctx)->run(in).at(0);
+}
+
+// The shape the model declares for value, or for the value a chain of QuantizeLinear and
+// DequantizeLinear (which keep shapes) reads it from; nullptr when none is declared.
+const std::vector<Dim>* declared_shape(const QdqGraph& g, std::string value) {
+  for (int hops = 0; hops < 8; ++hops) {
+    if (const ValueInfo* v = g.graph().declared(value); v && v->shape) return &*v->shape;
+    const int p = g.producer(value);
+    if (p < 0 || (g.node(p).op_type != "QuantizeLinear" && g.node(p).op_type != "DequantizeLinear")) return nullptr;
+    value = g.node(p).inputs[0];
+  }
+  return nullptr;
+}
+
+// Whether the model declares both shapes and they differ (a broadcasting Add, which the
+// epilogue's element-by-element residual cannot take). Shapes not declared are checked when the
+// fused op is reshaped, whose error names the node.
+bool shapes_differ(const QdqGraph& g, const std::string& a, const std::string& b) {
+  const std::vector<Dim>* da = declared_shape(g, a);
+  const std::vector<Dim>* db = declared_shape(g, b);
+  if (!da || !db) return false;
+  if (da->size() != db->size()) return true;
+  for (size_t i = 0; i < da->size(); ++i)
+    if ((*da)[i].known() && (*db)[i].known() && (*da)[i].value != (*db)[i].value) return true;
+  return false;
 }
 
 std::optional<Weight> read_weight(const QdqGraph& g, const Node& op, std::string& why) {
@@ -170,7 +195,7 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
       const std::string& other = a.inputs[0] == op.outputs[0] ? a.inputs[1] : a.inputs[0];
       std::string ignore;
       if (a.inputs[0] != a.inputs[1] && (dr = g.per_tensor_dequantize(other, r, ignore)) >= 0 &&
-          !g.graph().constant(g.node(dr).inputs[0])) {
+          !g.graph().constant(g.node(dr).inputs[0]) && !shapes_differ(g, op.outputs[0], other)) {
         add = reader;
         after_add = follow_activations(g, a.outputs[0]);
         tail = after_add.output;

@@ -1,4 +1,4 @@
-#include "engine/plan/memory_plan.h"
+#include "engine/exec/memory_plan.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,0 +1,90 @@
+// Executor-owned buffers: the first run at a set of input shapes traces every value's size and
+// lifetime, later runs place sized outputs in one arena planned from it. Results must not change
+// between the traced run, arena runs, and runs after the batch changes, including when an op that
+// allocates its own output returns a view of an arena buffer whose bytes are reused.
+#include <gtest/gtest.h>
+
+#include "engine/exec/executor.h"
+#include "engine/plan/reference/backend.h"
+
+namespace q8 {
+namespace {
+
+Node make_node(const std::string& domain, const std::string& op, const std::string& name, std::vector<std::string> in,
+               std::vector<std::string> out) {
+  Node n;
+  n.domain = domain, n.op_type = op, n.name = name, n.inputs = std::move(in), n.outputs = std::move(out);
+  return n;
+}
+
+// A QGemm over x [B, 4] with weights seeded by `seed`, as the lowering writes one.
+void add_qgemm(Graph& g, const std::string& name, const std::string& x, const std::string& y, int seed) {
+  Tensor w(DType::Int8, {4, 4}), b(DType::Int32, {4}), m(DType::Float32, {4});
+  for (int i = 0; i < 16; ++i) w.data<int8_t>()[i] = int8_t((i * 7 + seed * 13) % 255 - 127);
+  for (int c = 0; c < 4; ++c) b.data<int32_t>()[c] = (c - 2) * 50 * seed, m.data<float>()[c] = 0.01f * float(c + seed);
+  g.initializers[name + "_w"] = w, g.initializers[name + "_b"] = b, g.initializers[name + "_m"] = m;
+  g.nodes.push_back(make_node(kInt8Domain, "QGemm", name, {x, name + "_w", name + "_b", name + "_m"}, {y}));
+}
+
+// y1 = QGemm(x); r = Reshape(y1) (a view of y1); y2 = QGemm(x), which the arena puts on y1's
+// bytes since y1 is dead after the Reshape; z = QAdd(r, y2).
+Graph aliasing_graph() {
+  Graph g;
+  g.opsets = {{"", 13}, {kInt8Domain, 1}};
+  g.inputs = {{"x", DType::Int8, std::vector<Dim>{{-1, "B"}, {4, ""}}}};
+  add_qgemm(g, "g1", "x", "y1", 1);
+  g.initializers["shape"] = Tensor::from_vector<int64_t>({2}, {-1, 4});
+  g.nodes.push_back(make_node("", "Reshape", "reshape", {"y1", "shape"}, {"r"}));
+  add_qgemm(g, "g2", "x", "y2", 2);
+  Node add = make_node(kInt8Domain, "QAdd", "add", {"r", "y2"}, {"z"});
+  add.attributes = {{"a_scale", Attribute::of_float(0.5f)}, {"b_scale", Attribute::of_float(0.75f)}};
+  g.nodes.push_back(add);
+  g.outputs = {{"z", DType::Int8, std::nullopt}};
+  return g;
+}
+
+Tensor input(int64_t batch, int seed) {
+  Tensor x(DType::Int8, {batch, 4});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<int8_t>()[i] = int8_t((i * 31 + seed * 17) % 251 - 125);
+  return x;
+}
+
+BackendList backends() { return {&int8_reference_backend(), &cpu_backend()}; }
+
+std::vector<int8_t> values(const Tensor& t) { return {t.data<int8_t>(), t.data<int8_t>() + t.numel()}; }
+
+TEST(ExecutorMemory, ArenaRunsEqualTheTracedRunAndAFreshExecutor) {
+  Executor exec(aliasing_graph(), backends());
+  for (int64_t batch : {3, 3, 3, 7, 7, 1, 3}) {
+    const Tensor x = input(batch, int(batch));
+    const Tensor fresh = Executor(aliasing_graph(), backends()).run({{"x", x}}).at("z");  // traced, no arena
+    const Tensor got = exec.run({{"x", x}}).at("z");
+    ASSERT_EQ(got.dims(), (Dims{batch, 4}));
+    EXPECT_EQ(values(got), values(fresh)) << "batch " << batch;
+  }
+}
+
+TEST(ExecutorMemory, LivenessLetsDeadValuesShareBytes) {
+  Executor exec(aliasing_graph(), backends());
+  exec.run({{"x", input(16, 1)}});
+  const MemoryReport& m = exec.memory();
+  ASSERT_EQ(m.values.size(), 4u);  // y1, r, y2, z
+  EXPECT_EQ(m.values[0].value, "y1");
+  EXPECT_EQ(m.values[0].last, 1);            // read last by the Reshape
+  EXPECT_EQ(m.values[3].last, 4);            // a graph output lives to the end
+  EXPECT_EQ(m.owned_bytes, 2 * 64);          // y1 and y2 (16 × 4 int8 each); z is returned, r allocated by Reshape
+  EXPECT_EQ(m.arena.arena_bytes, 64);        // y2 reuses y1's bytes
+  EXPECT_EQ(m.arena.offsets, (std::vector<int64_t>{0, 0}));
+}
+
+TEST(ExecutorMemory, ReturnedOutputsAreNotOverwrittenByLaterRuns) {
+  Executor exec(aliasing_graph(), backends());
+  exec.run({{"x", input(2, 5)}});
+  const Tensor first = exec.run({{"x", input(2, 5)}}).at("z");
+  const std::vector<int8_t> kept = values(first);
+  exec.run({{"x", input(2, 9)}});
+  EXPECT_EQ(values(first), kept);
+}
+
+}  // namespace
+}  // namespace q8

@@ -1,0 +1,120 @@
+// Placement: each node on the first backend that supports it, with the reasons of those that
+// declined; host↔device copies where placement changes memory, once per value and memory. The
+// device here is a test backend whose memory holds every byte XOR 0x5A, so a value that crossed
+// without a copy reads as garbage and the results show it.
+#include <gtest/gtest.h>
+
+#include "engine/exec/executor.h"
+#include "engine/plan/reference/backend.h"
+
+namespace q8 {
+namespace {
+
+Tensor scrambled(const Tensor& t) {
+  Tensor out = t.clone();
+  for (size_t i = 0; i < out.nbytes(); ++i) out.raw()[i] ^= std::byte{0x5A};
+  return out;
+}
+
+// Runs Neg on float32 in its own memory.
+class MirrorBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "mirror"; }
+  std::string_view memory() const override { return "mirror-memory"; }
+  Support supports(const NodeView& v) const override {
+    if (v.node.op_type != "Neg" || !v.node.domain.empty()) return Support::no();
+    return v.input_type(0) == DType::Float32 ? Support::yes() : Support::no("runs float32 only");
+  }
+  std::unique_ptr<PreparedNode> create(const NodeView&) const override { return std::make_unique<MirrorNeg>(); }
+  Tensor upload(const Tensor& host) const override { return scrambled(host); }
+  Tensor download(const Tensor& on_device) const override { return scrambled(on_device); }
+
+ private:
+  class MirrorNeg final : public PreparedNode {
+   public:
+    Reshaped reshape(const std::vector<TensorDesc>& in) override { return {{in.at(0)}, 0}; }
+    void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+      EXPECT_TRUE(out[0].empty()) << "the executor allocates host buffers only";
+      Tensor x = scrambled(*in[0]);
+      for (float& v : x.values<float>()) v = -v;
+      out[0] = scrambled(x);
+    }
+  };
+};
+
+const MirrorBackend kMirror;
+
+Node make_node(const std::string& op, const std::string& name, std::vector<std::string> in, std::vector<std::string> out) {
+  Node n;
+  n.op_type = op, n.name = name, n.inputs = std::move(in), n.outputs = std::move(out);
+  return n;
+}
+
+// a = Relu(x) (cpu); b = Neg(a), c = Neg(a) (mirror); d = Add(b, c) (cpu); e = Neg(d) (mirror).
+// Outputs d (host) and e (mirror).
+Graph mixed_graph() {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{{2, ""}, {3, ""}}}};
+  g.nodes = {make_node("Relu", "relu", {"x"}, {"a"}), make_node("Neg", "neg_b", {"a"}, {"b"}), make_node("Neg", "neg_c", {"a"}, {"c"}),
+             make_node("Add", "add", {"b", "c"}, {"d"}), make_node("Neg", "neg_e", {"d"}, {"e"})};
+  g.outputs = {{"d", DType::Float32, std::nullopt}, {"e", DType::Float32, std::nullopt}};
+  return g;
+}
+
+TEST(Placement, ValuesCrossMemoriesThroughCopiesOncePerValue) {
+  Executor exec(mixed_graph(), {&kMirror, &cpu_backend()});
+  EXPECT_EQ(exec.placement(), (std::vector<std::string_view>{"cpu", "mirror", "mirror", "cpu", "mirror"}));
+  std::vector<float> hooked_b;
+  exec.set_hook([&](const Node& n, size_t, const std::vector<Tensor>& out) {
+    if (n.name == "neg_b") hooked_b.assign(out[0].values<float>().begin(), out[0].values<float>().end());
+  });
+  const Tensor x = Tensor::from_vector<float>({2, 3}, {-1.5f, 2.0f, 0.25f, 3.0f, -0.5f, 7.0f});
+  for (int run = 0; run < 2; ++run) {
+    const TensorMap out = exec.run({{"x", x}});
+    for (int64_t i = 0; i < 6; ++i) {
+      const float a = std::max(0.0f, x.data<float>()[i]);
+      EXPECT_EQ(out.at("d").data<float>()[i], -2.0f * a) << i;
+      EXPECT_EQ(out.at("e").data<float>()[i], 2.0f * a) << i;
+      EXPECT_EQ(hooked_b.at(size_t(i)), -a) << "the hook sees host values";
+    }
+    // a up once for both Negs; b and c down for Add; d up for neg_e; e down as a graph output.
+    EXPECT_EQ(exec.copies(), 5u);
+  }
+}
+
+TEST(Placement, TheReportGivesEachNodesBackendAndWhyOthersDeclined) {
+  Graph g = mixed_graph();
+  g.inputs[0].dtype = DType::Int32;  // the mirror runs float32 only: every Neg falls back to the cpu
+  for (ValueInfo& o : g.outputs) o.dtype = DType::Int32;
+  g.nodes.erase(g.nodes.begin());    // no Relu: Neg reads x directly
+  g.nodes[0].inputs = g.nodes[1].inputs = {"x"};
+  Executor exec(g, {&kMirror, &cpu_backend()});
+  EXPECT_EQ(exec.placement(), (std::vector<std::string_view>{"cpu", "cpu", "cpu", "cpu"}));
+  const std::string report = exec.placement_report();
+  EXPECT_NE(report.find("0 Neg 'neg_b' → cpu (mirror: runs float32 only)"), std::string::npos) << report;
+  EXPECT_NE(report.find("2 Add 'add' → cpu\n"), std::string::npos) << report;
+}
+
+TEST(Placement, UnsupportedNodesAreListedWithTheReasonsBackendsGave) {
+  Graph g;
+  g.opsets = {{"", 13}, {kInt8Domain, 1}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{{1, ""}, {4, ""}}}};
+  g.initializers["w"] = Tensor(DType::Int8, {4, 4});
+  g.initializers["b"] = Tensor(DType::Int32, {4});
+  g.initializers["m"] = Tensor::from_vector<float>({4}, {1, 1, 1, 1});
+  Node gemm = make_node("QGemm", "qg", {"x", "w", "b", "m"}, {"y"});
+  gemm.domain = kInt8Domain;
+  g.nodes = {gemm, make_node("TopK", "t1", {"y"}, {"k"})};
+  g.outputs = {{"k", DType::Float32, std::nullopt}};
+  EXPECT_EQ(unsupported_ops(g, {&int8_reference_backend(), &cpu_backend()}),
+            "TopK ('t1'), q8.QGemm ('qg': int8-reference: x is float32, not int8)");
+  g.inputs[0].dtype = DType::Int8;
+  g.initializers.erase("w");
+  g.inputs.push_back({"w", DType::Int8, std::nullopt});
+  EXPECT_EQ(unsupported_ops(g, {&int8_reference_backend(), &cpu_backend()}),
+            "TopK ('t1'), q8.QGemm ('qg': int8-reference: w is not a constant int8 tensor)");
+}
+
+}  // namespace
+}  // namespace q8
