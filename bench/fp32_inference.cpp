@@ -1,6 +1,6 @@
 // FP32 CPU inference: q8's executor against ONNX Runtime (npm onnxruntime-node) in one run, on
-// the same model, input and thread count; each runtime applies its own graph passes (q8 folds
-// BatchNormalization; ONNX Runtime runs with all its optimizations). Prints ms per run for each and the ratio q8 / ORT,
+// the same model, input and thread count; each runtime applies its own graph passes (q8's
+// optimize_for_inference; ONNX Runtime runs with all its optimizations). Prints ms per run for each and the ratio q8 / ORT,
 // and writes the figures as JSON.
 //
 //   fp32_inference --model M --shape NAME=DIMS --ort-dir DIR [--threads T] [--repeat R] [--json OUT]
@@ -19,7 +19,7 @@
 #include "engine/io/atomic_write.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
-#include "quant/fold_batch_norm.h"
+#include "quant/optimize_for_inference.h"
 
 namespace fs = std::filesystem;
 using namespace q8;
@@ -70,9 +70,9 @@ int main(int argc, char** argv) {
     const std::string input_file = (work / "input.npy").string();
     write_npy(input_file, x);
 
-    // q8's FP32 graph passes, as ONNX Runtime applies its own: BatchNormalization folded away.
+    // q8's FP32 graph passes, as ONNX Runtime applies its own.
     Graph graph = load_model(model);
-    const FoldReport folded = fold_batch_norm(graph);
+    optimize_for_inference(graph);
     Executor exec(std::move(graph));
     exec.run({{input, x}});  // warm-up
     std::vector<double> times;

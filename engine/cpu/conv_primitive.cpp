@@ -68,13 +68,14 @@ SampleScratch& thread_scratch() {
 }  // namespace
 
 struct ConvPrimitive::Impl {
-  dnnl::primitive conv, to_channels_last, to_plain;
+  dnnl::primitive conv, to_channels_last, to_plain, z_to_channels_last;
   memory::desc plain_src, plain_dst, src, dst, weights, user_weights, bias;
   memory packed_weights, bias_memory;
   size_t scratchpad_bytes = 0;
   bool single_in = false, single_out = false;  // one input / output channel
+  bool sum = false;                             // the epilogue adds z, which dst holds beforehand
 
-  void run_sample(const float* x, float* y) const {
+  void run_sample(const float* x, const float* z, float* y) const {
     SampleScratch& s = thread_scratch();
     s.src.resize(src.get_size() / sizeof(float));
     s.dst.resize(dst.get_size() / sizeof(float));
@@ -88,6 +89,11 @@ struct ConvPrimitive::Impl {
     if (!single_in) {
       memory user_src(plain_src, eng, const_cast<float*>(x));
       to_channels_last.execute(stream, {{DNNL_ARG_FROM, user_src}, {DNNL_ARG_TO, src_m}});
+    }
+    if (sum && single_out && z != y) std::copy(z, z + plain_dst.get_size() / sizeof(float), y);
+    if (sum && !single_out) {
+      memory user_z(plain_dst, eng, const_cast<float*>(z));
+      z_to_channels_last.execute(stream, {{DNNL_ARG_FROM, user_z}, {DNNL_ARG_TO, dst_m}});
     }
     conv.execute(stream, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, packed_weights}, {DNNL_ARG_BIAS, bias_memory},
                           {DNNL_ARG_DST, dst_m}, {DNNL_ARG_SCRATCHPAD, pad}});
@@ -135,6 +141,12 @@ std::unique_ptr<ConvPrimitive> ConvPrimitive::create(const ConvShape& s) {
     for (int64_t d : s.dilations) dil.push_back(d - 1);  // oneDNN counts the gaps
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::post_ops post;
+    if (s.epilogue.sum) post.append_sum(1.0f);
+    if (s.epilogue.activation == ConvEpilogue::Activation::Relu) post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    if (s.epilogue.activation == ConvEpilogue::Activation::Clip)
+      post.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, s.epilogue.lo, s.epilogue.hi);
+    attr.set_post_ops(post);
     if (s.transposed) {
       const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
                                                    impl->src, any_weights, impl->bias, impl->dst, strides, dil, pl, pr);
@@ -155,6 +167,8 @@ std::unique_ptr<ConvPrimitive> ConvPrimitive::create(const ConvShape& s) {
     impl->single_out = s.channels_out == 1;
     impl->to_channels_last = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->plain_src, eng, impl->src));
     impl->to_plain = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->dst, eng, impl->plain_dst));
+    impl->sum = s.epilogue.sum;
+    if (impl->sum) impl->z_to_channels_last = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->plain_dst, eng, impl->dst));
     impl->packed_weights = memory(impl->weights, eng);
     impl->bias_memory = memory(impl->bias, eng);
     return std::unique_ptr<ConvPrimitive>(new ConvPrimitive(std::move(impl)));
@@ -175,7 +189,7 @@ void ConvPrimitive::set_weights(const float* w, const float* bias) {
   else std::fill(dst, dst + channels, 0.0f);  // no bias: add zeros
 }
 
-void ConvPrimitive::run(const float* x, float* y, int64_t samples) const {
+void ConvPrimitive::run(const float* x, const float* z, float* y, int64_t samples) const {
   const int64_t in_floats = int64_t(impl_->plain_src.get_size() / sizeof(float));
   const int64_t out_floats = int64_t(impl_->plain_dst.get_size() / sizeof(float));
   // Enough samples for every thread: one sample per thread at a time, each single-threaded.
@@ -183,11 +197,11 @@ void ConvPrimitive::run(const float* x, float* y, int64_t samples) const {
   // output element the same way (docs/cpu.md).
   if (samples >= compute_threads() && samples > 1) {
     parallel_for(samples, 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) impl_->run_sample(x + i * in_floats, y + i * out_floats);
+      for (int64_t i = b; i < e; ++i) impl_->run_sample(x + i * in_floats, z ? z + i * out_floats : nullptr, y + i * out_floats);
     });
     return;
   }
-  for (int64_t i = 0; i < samples; ++i) impl_->run_sample(x + i * in_floats, y + i * out_floats);
+  for (int64_t i = 0; i < samples; ++i) impl_->run_sample(x + i * in_floats, z ? z + i * out_floats : nullptr, y + i * out_floats);
 }
 
 struct ConvPrimitiveCache::Entry {
@@ -203,14 +217,14 @@ ConvPrimitiveCache::~ConvPrimitiveCache() = default;
 
 namespace {
 bool same_shape(const ConvShape& a, const ConvShape& b) {
-  return a.transposed == b.transposed && a.channels_in == b.channels_in && a.channels_out == b.channels_out &&
+  return a.transposed == b.transposed && a.epilogue == b.epilogue && a.channels_in == b.channels_in && a.channels_out == b.channels_out &&
          a.group == b.group && a.in_spatial == b.in_spatial && a.out_spatial == b.out_spatial && a.kernel == b.kernel &&
          a.strides == b.strides && a.dilations == b.dilations && a.pad_begin == b.pad_begin && a.pad_end == b.pad_end;
 }
 }  // namespace
 
-bool ConvPrimitiveCache::run(const ConvShape& shape, const float* x, const float* w, const float* bias, float* y,
-                             int64_t samples) {
+bool ConvPrimitiveCache::run(const ConvShape& shape, const float* x, const float* w, const float* bias, const float* z,
+                             float* y, int64_t samples) {
   const int threads = compute_threads();
   Entry* entry = nullptr;
   for (auto& e : entries_)
@@ -228,7 +242,7 @@ bool ConvPrimitiveCache::run(const ConvShape& shape, const float* x, const float
     entry->weights = w;
     entry->bias = bias;
   }
-  entry->primitive->run(x, y, samples);
+  entry->primitive->run(x, z, y, samples);
   return true;
 }
 

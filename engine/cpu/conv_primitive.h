@@ -13,8 +13,20 @@
 
 namespace q8 {
 
+// What a fused convolution (com.microsoft FusedConv) does after the sum, inside the same oneDNN
+// primitive: y = act(conv(x) + b + z), z a tensor of y's shape when `sum`.
+struct ConvEpilogue {
+  enum class Activation { None, Relu, Clip };
+  bool sum = false;
+  Activation activation = Activation::None;
+  float lo = 0.0f, hi = 0.0f;  // Clip's bounds
+
+  bool operator==(const ConvEpilogue&) const = default;
+};
+
 struct ConvShape {
   bool transposed = false;
+  ConvEpilogue epilogue;
   int64_t channels_in = 0, channels_out = 0, group = 1;
   Dims in_spatial, out_spatial;
   std::vector<int64_t> kernel, strides, dilations, pad_begin, pad_end;  // pads as oneDNN reads them
@@ -29,8 +41,9 @@ class ConvPrimitive {
   // Reorders W (ONNX layout: Conv [M, C/g, k…], ConvTranspose [C, M/g, k…]) into the layout the
   // primitive reads; bias may be null.
   void set_weights(const float* w, const float* bias);
-  // y[s] = conv(x[s]) for each of `samples` NCHW samples.
-  void run(const float* x, float* y, int64_t samples) const;
+  // y[s] = conv(x[s]) for each of `samples` NCHW samples, then the epilogue (z: NCHW like y, read
+  // when the epilogue sums).
+  void run(const float* x, const float* z, float* y, int64_t samples) const;
 
  private:
   struct Impl;
@@ -45,7 +58,7 @@ class ConvPrimitiveCache {
   explicit ConvPrimitiveCache(bool constant_weights);
   ~ConvPrimitiveCache();
   // Runs the node's convolution through oneDNN; false when oneDNN cannot (nothing was written).
-  bool run(const ConvShape& shape, const float* x, const float* w, const float* bias, float* y, int64_t samples);
+  bool run(const ConvShape& shape, const float* x, const float* w, const float* bias, const float* z, float* y, int64_t samples);
 
  private:
   struct Entry;

@@ -8,11 +8,11 @@ class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
   Support supports(const NodeView& view) const override {
-    return view.node.domain.empty() && find_op(view.node.op_type) ? Support::yes() : Support::no();
+    return find_op(view.node.domain, view.node.op_type) ? Support::yes() : Support::no();
   }
   std::unique_ptr<PreparedNode> create(const NodeView& view) const override {
-    const OpInfo* info = find_op(view.node.op_type);
-    check(info && view.node.domain.empty(), "op " + view.node.op_type + " is not supported");
+    const OpInfo* info = find_op(view.node.domain, view.node.op_type);
+    check(info != nullptr, "op " + view.node.op_type + " is not supported");
     return prepared_op(info->create(view.node, view.op_context()));
   }
 };

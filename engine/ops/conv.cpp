@@ -2,6 +2,10 @@
 // (zero outside X), for group g, Cg = C/group input and Mg = M/group output channels per group
 // (docs/ops.md). Computed by oneDNN, one sample at a time (engine/cpu/conv_primitive.h), or
 // where it has no implementation as im2col + q8's SGEMM, several samples sharing one column matrix.
+// FusedConv (domain com.microsoft, as ONNX Runtime names it) is the same with an epilogue:
+// Y = activation(Conv(X, W, B) + Z), Z optional (input 3), activation "Relu" or "Clip"
+// (activation_params [min, max]), computed inside oneDNN's primitive as post-ops.
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -17,13 +21,47 @@ namespace {
 
 class Conv final : public Op {
  public:
-  Conv(const Node& node, const OpContext& ctx)
+  Conv(const Node& node, const OpContext& ctx, bool fused)
       : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), name_(node.describe()),
         primitives_(ctx.input_is_constant(1) && (node.inputs.size() < 3 || ctx.input_is_constant(2))) {
     check(group_ >= 1, name_ + ": group must be >= 1");
+    if (!fused) return;
+    fused_ = true;
+    const std::string activation = node.attr_string("activation", "");
+    const std::vector<float> params = node.attr_floats("activation_params");
+    if (activation == "Relu") {
+      epilogue_.activation = ConvEpilogue::Activation::Relu;
+    } else if (activation == "Clip") {
+      check(params.size() == 2 && params[0] <= params[1], name_ + ": Clip needs activation_params [min, max] with min <= max");
+      epilogue_.activation = ConvEpilogue::Activation::Clip;
+      epilogue_.lo = params[0], epilogue_.hi = params[1];
+    } else {
+      check(activation.empty(), name_ + ": activation '" + activation + "' is not supported (Relu, Clip)");
+    }
+    Node add;
+    add.op_type = "Add";
+    add_ = find_op("Add")->create(add, ctx);
   }
 
   std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor* z = fused_ ? optional_input(in, 3) : nullptr;
+    ConvEpilogue epilogue = epilogue_;
+    if (!z) return {convolve(in, epilogue, nullptr)};
+    check(z->dtype() == DType::Float32, name_ + ": Z must be float32");
+    epilogue.sum = true;
+    Tensor y = convolve(in, epilogue, z);
+    if (!y.empty()) return {std::move(y)};
+    // Z broadcasts: the convolution alone, then the Add and the activation.
+    const Tensor plain = convolve(in, {}, nullptr);
+    y = add_->run({&plain, z}).at(0);
+    apply_activation(y, epilogue_);
+    return {std::move(y)};
+  }
+
+ private:
+  // The convolution with its epilogue; an empty tensor when the epilogue sums a Z whose shape
+  // is not the output's.
+  Tensor convolve(const Inputs& in, const ConvEpilogue& epilogue, const Tensor* z) const {
     const WindowOpInputs args = window_op_inputs(in, "Conv", name_, window_);
     const Tensor &x = args.x, &w = args.w;
     const Tensor* b = args.bias;
@@ -38,13 +76,15 @@ class Conv final : public Op {
 
     Dims out_dims{n, m};
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
+    if (epilogue.sum && z->dims() != out_dims) return Tensor();
     Tensor y = Tensor::uninitialized(DType::Float32, out_dims);  // both paths below write every element
-    if (y.numel() == 0) return {std::move(y)};
-    const ConvShape shape{false, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
+    if (y.numel() == 0) return y;
+    const ConvShape shape{false, epilogue, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>(), n))
-        return {std::move(y)};
+      if (primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, z ? z->data<float>() : nullptr,
+                          y.data<float>(), n))
+        return y;
     }
     const ConvGeometry geo(r, in_spatial);
     const int64_t cg = c / group_, mg = m / group_, kdim = cg * geo.kernel_size, p = geo.out_size;
@@ -78,19 +118,34 @@ class Conv final : public Op {
       }
     }
     if (b) for_each_sample(n, [&](int64_t i) { add_channel_bias(py + i * m * p, b->data<float>(), m, p); });
-    return {std::move(y)};
+    if (epilogue.sum) {
+      const float* pz = z->data<float>();
+      for (int64_t i = 0; i < y.numel(); ++i) py[i] += pz[i];
+    }
+    apply_activation(y, epilogue);
+    return y;
   }
 
- private:
+  static void apply_activation(Tensor& y, const ConvEpilogue& e) {
+    if (e.activation == ConvEpilogue::Activation::None) return;
+    float* p = y.data<float>();
+    const bool relu = e.activation == ConvEpilogue::Activation::Relu;
+    for (int64_t i = 0; i < y.numel(); ++i) p[i] = relu ? std::max(p[i], 0.0f) : std::min(std::max(p[i], e.lo), e.hi);
+  }
+
   Window window_;
   int64_t group_;
   std::string name_;
+  bool fused_ = false;
+  ConvEpilogue epilogue_;  // FusedConv's activation (its sum is decided per run)
+  std::unique_ptr<Op> add_;
   mutable std::mutex mutex_;
   mutable ConvPrimitiveCache primitives_;
 };
 
 }  // namespace
 
-std::unique_ptr<Op> create_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx); }
+std::unique_ptr<Op> create_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx, false); }
+std::unique_ptr<Op> create_fused_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx, true); }
 
 }  // namespace q8

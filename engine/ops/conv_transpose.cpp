@@ -44,13 +44,13 @@ class ConvTranspose final : public Op {
     out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
     Tensor y = Tensor::uninitialized(DType::Float32, out_dims);
     if (y.numel() == 0) return {std::move(y)};
-    ConvShape shape{true, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, {}};
+    ConvShape shape{true, {}, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, {}};
     for (size_t d = 0; d < in_spatial.size(); ++d)  // oneDNN has no output_padding: it is a smaller end pad
       shape.pad_end.push_back(r.strides[d] * (in_spatial[d] - 1) + (r.kernel[d] - 1) * r.dilations[d] + 1 - r.pad_begin[d] -
                               r.output[d]);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>(), n))
+      if (primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, nullptr, y.data<float>(), n))
         return {std::move(y)};
     }
     std::memset(y.raw(), 0, y.nbytes());  // col2im below accumulates into y

@@ -59,10 +59,12 @@ using OpFactory = std::unique_ptr<Op> (*)(const Node& node, const OpContext& ctx
 struct OpInfo {
   std::string_view type;
   OpFactory create;
+  std::string_view domain = "";  // "" for ONNX's default domain
 };
 
-// The registry (engine/ops/ops.inc lists every op once).
-const OpInfo* find_op(std::string_view op_type);
+// The registry (engine/ops/ops.inc lists every op once; contrib_ops.inc those of other domains).
+const OpInfo* find_op(std::string_view op_type);  // the default domain
+const OpInfo* find_op(std::string_view domain, std::string_view op_type);
 std::span<const OpInfo> registered_ops();
 
 // Input i, which must be present; the Error names the op and the input index.

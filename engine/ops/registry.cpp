@@ -9,17 +9,33 @@ namespace q8 {
 #include "engine/ops/ops.inc"
 #undef Q8_OP
 
+#define Q8_CONTRIB_OP(domain, type, factory) std::unique_ptr<Op> factory(const Node&, const OpContext&);
+#include "engine/ops/contrib_ops.inc"
+#undef Q8_CONTRIB_OP
+
 namespace {
 constexpr OpInfo kOps[] = {
 #define Q8_OP(type, factory) {#type, factory},
 #include "engine/ops/ops.inc"
 #undef Q8_OP
 };
+constexpr OpInfo kContribOps[] = {
+#define Q8_CONTRIB_OP(domain, type, factory) {#type, factory, domain},
+#include "engine/ops/contrib_ops.inc"
+#undef Q8_CONTRIB_OP
+};
 }  // namespace
 
 const OpInfo* find_op(std::string_view op_type) {
   auto it = std::find_if(std::begin(kOps), std::end(kOps), [&](const OpInfo& o) { return o.type == op_type; });
   return it == std::end(kOps) ? nullptr : &*it;
+}
+
+const OpInfo* find_op(std::string_view domain, std::string_view op_type) {
+  if (domain.empty() || domain == "ai.onnx") return find_op(op_type);
+  auto it = std::find_if(std::begin(kContribOps), std::end(kContribOps),
+                         [&](const OpInfo& o) { return o.domain == domain && o.type == op_type; });
+  return it == std::end(kContribOps) ? nullptr : &*it;
 }
 
 std::span<const OpInfo> registered_ops() { return kOps; }

@@ -15,6 +15,7 @@
 #include "engine/io/atomic_write.h"
 #include "engine/plan/build_plan.h"
 #include "engine/plan/reference/backend.h"
+#include "quant/optimize_for_inference.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/tensor_args.h"
 #include "tools/q8/validators.h"
@@ -35,6 +36,7 @@ struct BenchOptions {
   int threads = 0;
   bool profile = false;
   std::string json;
+  std::string graph_optimization = "all";
 };
 
 struct NodeTime {
@@ -132,6 +134,7 @@ void bench(const BenchOptions& o) {
   Graph model = load_runnable(o.model, false);
   const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
   std::printf("shapes:     %s\n", describe_shapes(inputs).c_str());
+  if (o.graph_optimization == "all") std::printf("%s\n", optimize_for_inference(model).summary().c_str());
   const int top = o.profile ? 15 : 0;
   // A plan given as MODEL holds fused INT8 ops: label it by what it runs, without reading it again.
   const bool int8_model = std::any_of(model.nodes.begin(), model.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
@@ -165,6 +168,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… input shape (dynamic dims default to 1)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first")->capture_default_str()->check(at_least(0));
   cmd->add_option("--iterations", o->iterations, "timed runs")->capture_default_str()->check(at_least(1));
+  add_graph_optimization_option(cmd, o->graph_optimization);
   cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->check(CLI::Range(0, kMaxThreads));
   cmd->add_flag("--profile", o->profile, "time every node; print the slowest");
   cmd->add_option("--json", o->json, "write every latency and the profile as JSON");

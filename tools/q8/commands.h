@@ -13,4 +13,12 @@ void add_compare_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 
+// --graph-optimization disable|all for the commands that run a model (ONNX Runtime's levels):
+// "all" folds BatchNormalization and fuses Conv with its Add and activation before running.
+inline void add_graph_optimization_option(CLI::App* cmd, std::string& level) {
+  cmd->add_option("--graph-optimization", level, "graph rewrites before running FP32 models (as ONNX Runtime's levels)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"disable", "all"}));
+}
+
 }  // namespace q8::cli

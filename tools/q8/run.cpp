@@ -17,6 +17,7 @@
 #include "engine/plan/build_plan.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/validators.h"
+#include "quant/optimize_for_inference.h"
 #include "tools/q8/tensor_args.h"
 
 namespace q8::cli {
@@ -33,6 +34,7 @@ struct RunOptions {
   int threads = 0;
   bool dump_output = false;
   bool int8 = false;
+  std::string graph_optimization = "all";
 };
 
 void print_output(const std::string& name, const Tensor& t) {
@@ -53,8 +55,10 @@ void run(const RunOptions& o) {
               o.model.c_str(), o.device.c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is (a plan: int8)",
               compute_threads(), o.output_dir.c_str());
   std::string lowering;
-  Executor exec(load_runnable(o.model, o.int8, &lowering), plan_backends());
+  Graph graph = load_runnable(o.model, o.int8, &lowering);
   std::fputs(lowering.c_str(), stdout);
+  if (o.graph_optimization == "all") std::printf("%s\n", optimize_for_inference(graph).summary().c_str());
+  Executor exec(std::move(graph), plan_backends());
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
   for (const auto& [name, t] : inputs)
     std::printf("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
@@ -96,6 +100,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--device", o->device, "device to run on")->capture_default_str()->check(CLI::IsMember({"cpu"}));
   cmd->add_option("--seed", o->seed, "seed of generated inputs")->capture_default_str()->check(at_least(0));
   cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->check(CLI::Range(0, kMaxThreads));
+  add_graph_optimization_option(cmd, o->graph_optimization);
   cmd->add_flag("--int8", o->int8, "lower a QDQ model into fused INT8 ops and run them (the INT8 reference)");
   cmd->add_flag("--dump-output", o->dump_output, "print each output's shape, and the top-1 of each row of 2-D outputs");
   cmd->callback([o] { run(*o); });

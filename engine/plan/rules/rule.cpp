@@ -3,24 +3,9 @@
 #include <algorithm>
 #include <iterator>
 
-namespace q8 {
+#include "engine/ir/clip_bounds.h"
 
-namespace {
-// Clip's bounds: inputs 1 and 2 from opset 11, attributes min and max before; nullopt when a
-// bound input is not constant.
-std::optional<std::pair<std::optional<float>, std::optional<float>>> clip_bounds(const QdqGraph& g, const Node& clip) {
-  std::optional<float> lo, hi;
-  if (clip.has("min")) lo = clip.attr_float("min", 0.0f);
-  if (clip.has("max")) hi = clip.attr_float("max", 0.0f);
-  for (size_t i = 1; i < 3 && i < clip.inputs.size(); ++i) {
-    if (clip.inputs[i].empty()) continue;
-    const Tensor* t = g.graph().constant(clip.inputs[i]);
-    if (!t || t->dtype() != DType::Float32 || t->numel() != 1) return std::nullopt;
-    (i == 1 ? lo : hi) = t->data<float>()[0];
-  }
-  return std::make_pair(lo, hi);
-}
-}  // namespace
+namespace q8 {
 
 ActivationChain follow_activations(const QdqGraph& g, const std::string& value) {
   ActivationChain chain{{}, value};
@@ -29,7 +14,7 @@ ActivationChain follow_activations(const QdqGraph& g, const std::string& value) 
     if (r < 0) break;
     const Node& n = g.node(r);
     if (!n.domain.empty() || n.outputs.size() != 1) break;
-    if (n.op_type != "Relu" && !(n.op_type == "Clip" && clip_bounds(g, n))) break;
+    if (n.op_type != "Relu" && !(n.op_type == "Clip" && clip_bounds(g.graph(), n))) break;
     chain.nodes.push_back(r);
     chain.output = n.outputs[0];
   }
@@ -43,7 +28,7 @@ ClampBounds ActivationChain::bounds(const QdqGraph& g, float s_y) const {
     if (n.op_type == "Relu") {
       b = fold_relu(b);
     } else {
-      const auto bounds = clip_bounds(g, n);
+      const auto bounds = clip_bounds(g.graph(), n);
       b = fold_clip(b, bounds->first, bounds->second, s_y);
     }
   }

@@ -1,0 +1,88 @@
+#include "quant/optimize_for_inference.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "engine/ir/clip_bounds.h"
+#include "engine/ir/graph_index.h"
+
+namespace q8 {
+
+namespace {
+
+constexpr const char* kMicrosoftDomain = "com.microsoft";
+
+bool is(const Node& n, const char* op) { return n.op_type == op && n.domain.empty() && n.outputs.size() == 1; }
+
+// Fuses the Add and activation that follow conv g.nodes[i], if any; true when it did.
+bool fuse_conv(Graph& g, size_t i) {
+  const GraphIndex index(g);
+  const Node& conv = g.nodes[i];
+  std::vector<size_t> consumed;
+  std::string tail = conv.outputs[0], z;
+  int r = index.sole_reader(tail);
+  if (r >= 0 && is(g.nodes[size_t(r)], "Add") && g.nodes[size_t(r)].inputs.size() == 2) {
+    const Node& add = g.nodes[size_t(r)];
+    if (add.inputs[0] != add.inputs[1]) {
+      z = add.inputs[0] == tail ? add.inputs[1] : add.inputs[0];
+      consumed.push_back(size_t(r));
+      tail = add.outputs[0];
+      r = index.sole_reader(tail);
+    }
+  }
+  std::string activation;
+  std::vector<float> params;
+  if (r >= 0 && is(g.nodes[size_t(r)], "Relu")) {
+    activation = "Relu";
+  } else if (r >= 0 && is(g.nodes[size_t(r)], "Clip")) {
+    if (const std::optional<ClipBounds> b = clip_bounds(g, g.nodes[size_t(r)])) {
+      activation = "Clip";
+      params = {b->first.value_or(std::numeric_limits<float>::lowest()), b->second.value_or(std::numeric_limits<float>::max())};
+    }
+  }
+  if (!activation.empty()) {
+    consumed.push_back(size_t(r));
+    tail = g.nodes[size_t(r)].outputs[0];
+  }
+  if (consumed.empty()) return false;
+  Node fused = conv;
+  fused.domain = kMicrosoftDomain;
+  fused.op_type = "FusedConv";
+  if (!z.empty()) {
+    fused.inputs.resize(3);  // an absent bias stays ""
+    fused.inputs.push_back(z);
+  }
+  if (!activation.empty()) fused.attributes["activation"] = Attribute::of_string(activation);
+  if (!params.empty()) fused.attributes["activation_params"] = Attribute::of_floats(params);
+  fused.outputs = {tail};
+  // The fused node takes the place of the last node it replaces, after Z's producer.
+  g.nodes[consumed.back()] = std::move(fused);
+  consumed.pop_back();
+  consumed.push_back(i);
+  std::sort(consumed.rbegin(), consumed.rend());
+  for (size_t k : consumed) g.nodes.erase(g.nodes.begin() + long(k));
+  return true;
+}
+
+}  // namespace
+
+std::string InferenceOptimization::summary() const {
+  return "graph optimization: " + std::to_string(fold.folded.size()) + " BatchNormalization folded, " + std::to_string(fused_convs) +
+         " Conv fused with Add/activation (FusedConv)";
+}
+
+InferenceOptimization optimize_for_inference(Graph& g) {
+  InferenceOptimization result;
+  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; })) return result;
+  result.fold = fold_batch_norm(g);
+  size_t i = 0;
+  while (i < g.nodes.size()) {
+    if (is(g.nodes[i], "Conv") && fuse_conv(g, i)) ++result.fused_convs;  // the node now at i is new to the loop
+    else ++i;
+  }
+  const bool imported = std::any_of(g.opsets.begin(), g.opsets.end(), [](const OpsetImport& o) { return o.domain == kMicrosoftDomain; });
+  if (result.fused_convs > 0 && !imported) g.opsets.push_back({kMicrosoftDomain, 1});
+  return result;
+}
+
+}  // namespace q8

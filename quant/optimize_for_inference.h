@@ -1,0 +1,23 @@
+// optimize_for_inference: the rewrites ONNX Runtime makes before it runs a model, for q8 run and
+// q8 bench (never for calibration, which observes every tensor of the model as written):
+// BatchNormalization folded into the Conv, ConvTranspose, Gemm or MatMul before it
+// (fold_batch_norm), then Conv [→ Add(·, Z)] [→ Relu | Clip] fused into one com.microsoft
+// FusedConv, whose epilogue oneDNN runs inside the convolution (engine/ops/conv.cpp).
+#pragma once
+
+#include "quant/fold_batch_norm.h"
+
+namespace q8 {
+
+struct InferenceOptimization {
+  FoldReport fold;
+  int fused_convs = 0;
+
+  // "graph optimization: 4 BatchNormalization folded, 3 Conv fused with Add/activation"
+  std::string summary() const;
+};
+
+// A graph holding the INT8 engine's fused ops (a plan, or a lowered QDQ model) is left as it is.
+InferenceOptimization optimize_for_inference(Graph& graph);
+
+}  // namespace q8

@@ -1,0 +1,101 @@
+// optimize_for_inference: BatchNormalization folded, then Conv [→ Add(·, Z)] [→ Relu | Clip]
+// fused into com.microsoft FusedConv. The optimized graph computes what the original does (within
+// the rounding that BN folding moves), whichever Add operand the conv is, with Z produced after
+// the conv, with a Z that broadcasts, and per sample independently of the batch.
+#include "quant/optimize_for_inference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/exec/executor.h"
+#include "tests/ops/op_harness.h"
+
+namespace q8 {
+namespace {
+
+Node make(const std::string& op, const std::string& name, std::vector<std::string> in, std::vector<std::string> out) {
+  Node n;
+  n.op_type = op, n.name = name, n.inputs = std::move(in), n.outputs = std::move(out);
+  if (op == "Conv") n.attributes["pads"] = Attribute::of_ints({1, 1, 1, 1});
+  return n;
+}
+
+// x [N, 4, 6, 6]:
+//   r  = Relu(BN(Conv(x, w1, b1)))                     → FusedConv(Relu), BN folded
+//   o  = Clip(Add(r, Conv(r, w2)), -1, 2)               → FusedConv(Z = r, Clip), the conv as Add's input 1
+//   s  = Add(Conv(o, w3), Conv(o, w4))                  → FusedConv(Z = the later conv's output)
+//   y  = Add(Conv(s, w5), GlobalAveragePool(s))         → FusedConv whose Z broadcasts
+Graph model() {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{{-1, "N"}, {4, ""}, {6, ""}, {6, ""}}}};
+  g.outputs = {{"y", DType::Float32, std::nullopt}};
+  for (int i = 1; i <= 5; ++i) g.initializers["w" + std::to_string(i)] = random_tensor({4, 4, 3, 3}, uint64_t(i), -0.4f, 0.4f);
+  g.initializers["b1"] = random_tensor({4}, 11, -0.5f, 0.5f);
+  const std::vector<std::string> bn_params = {"scale", "bias", "mean", "var"};
+  for (size_t i = 0; i < bn_params.size(); ++i)
+    g.initializers[bn_params[i]] = random_tensor({4}, 20 + i, i == 3 ? 0.5f : -0.5f, i == 3 ? 2.0f : 1.0f);
+  g.initializers["lo"] = Tensor::scalar<float>(-1.0f);
+  g.initializers["hi"] = Tensor::scalar<float>(2.0f);
+  g.nodes = {make("Conv", "c1", {"x", "w1", "b1"}, {"c1"}),
+             make("BatchNormalization", "bn", {"c1", "scale", "bias", "mean", "var"}, {"bn"}),
+             make("Relu", "relu", {"bn"}, {"r"}),
+             make("Conv", "c2", {"r", "w2"}, {"c2"}),
+             make("Add", "add2", {"r", "c2"}, {"a2"}),
+             make("Clip", "clip", {"a2", "lo", "hi"}, {"o"}),
+             make("Conv", "c3", {"o", "w3"}, {"c3"}),
+             make("Conv", "c4", {"o", "w4"}, {"c4"}),
+             make("Add", "add3", {"c3", "c4"}, {"s"}),
+             make("Conv", "c5", {"s", "w5"}, {"c5"}),
+             make("GlobalAveragePool", "gap", {"s"}, {"m"}),
+             make("Add", "add5", {"c5", "m"}, {"y"})};
+  return g;
+}
+
+TEST(OptimizeForInference, FoldsAndFusesWhatOnnxRuntimeWould) {
+  Graph g = model();
+  const InferenceOptimization r = optimize_for_inference(g);
+  EXPECT_EQ(r.fold.folded.size(), 1u);
+  EXPECT_EQ(r.fused_convs, 4);
+  std::vector<std::string> ops;
+  for (const Node& n : g.nodes) ops.push_back(n.op_type + (n.attributes.count("activation") ? "+" + n.attr_string("activation", "") : "") +
+                                              (n.inputs.size() > 3 ? "+Z=" + n.inputs[3] : ""));
+  EXPECT_EQ(ops, (std::vector<std::string>{"FusedConv+Relu", "FusedConv+Clip+Z=r", "Conv", "FusedConv+Z=c4", "GlobalAveragePool",
+                                           "FusedConv+Z=m"}));
+  EXPECT_EQ(g.nodes[1].attr_floats("activation_params"), (std::vector<float>{-1.0f, 2.0f}));
+  bool imported = false;
+  for (const OpsetImport& o : g.opsets) imported = imported || o.domain == "com.microsoft";
+  EXPECT_TRUE(imported);
+}
+
+TEST(OptimizeForInference, TheOptimizedGraphComputesWhatTheModelDoes) {
+  Graph optimized = model();
+  optimize_for_inference(optimized);
+  Executor plain(model()), fused(optimized);
+  const Tensor x = random_tensor({3, 4, 6, 6}, 7, -1.0f, 1.0f);
+  const Tensor want = plain.run({{"x", x}}).at("y"), got = fused.run({{"x", x}}).at("y");
+  ASSERT_EQ(got.dims(), want.dims());
+  for (int64_t i = 0; i < want.numel(); ++i)
+    EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-4f * (1.0f + std::fabs(want.data<float>()[i]))) << i;
+  // Each sample's result is the same alone as in the batch.
+  for (int64_t s = 0; s < 3; ++s) {
+    Tensor one = Tensor::uninitialized(DType::Float32, {1, 4, 6, 6});
+    std::copy(x.data<float>() + s * 144, x.data<float>() + (s + 1) * 144, one.data<float>());
+    const Tensor alone = fused.run({{"x", one}}).at("y");
+    for (int64_t i = 0; i < alone.numel(); ++i)
+      ASSERT_EQ(alone.data<float>()[i], got.data<float>()[s * alone.numel() + i]) << "sample " << s << " element " << i;
+  }
+}
+
+TEST(OptimizeForInference, LeavesGraphsOfTheInt8EngineAlone) {
+  Graph g = model();
+  g.nodes[0].domain = kInt8Domain;
+  const Graph before = g;
+  const InferenceOptimization r = optimize_for_inference(g);
+  EXPECT_EQ(r.fused_convs, 0);
+  EXPECT_EQ(g.nodes.size(), before.nodes.size());
+}
+
+}  // namespace
+}  // namespace q8
