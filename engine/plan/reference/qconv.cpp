@@ -6,6 +6,7 @@
 #include "engine/cpu/parallel.h"
 #include "engine/ops/conv_common.h"
 #include "engine/plan/reference/epilogue.h"
+#include "engine/plan/reference/window_shape.h"
 
 namespace q8 {
 
@@ -18,14 +19,14 @@ class QConv final : public SizedOp {
   }
 
   std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
-    const Geometry g = geometry(in);
+    const WindowShape g = geometry(in);
     return {{Epilogue::check_inputs(in, g.out[1], g.out, name_), g.out}};
   }
 
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
     const Tensor& x = *in[0];
     const Tensor& w = *in[1];
-    const Geometry shape = geometry(describe(in));
+    const WindowShape shape = geometry(describe(in));
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);
     Tensor& y = out[0];
@@ -55,25 +56,15 @@ class QConv final : public SizedOp {
   }
 
  private:
-  struct Geometry {
-    Dims in_spatial;
-    ResolvedWindow window;
-    Dims out;  // [N, M, spatial…]
-  };
-
-  Geometry geometry(const std::vector<TensorDesc>& in) const {
-    check(in.size() >= 2 && in[0].dtype == DType::Int8 && in[1].dtype == DType::Int8, name_ + ": x and w must be int8");
+  WindowShape geometry(const std::vector<TensorDesc>& in) const {
+    check_window_inputs(in, name_);
     const Dims& x = in[0].dims;
     const Dims& w = in[1].dims;
-    check(x.size() >= 3 && w.size() == x.size(), name_ + ": x must be [N, C, spatial…] and w of the same rank");
     const int64_t c = x[1], m = w[0];
     check(c % group_ == 0 && m % group_ == 0 && w[1] == c / group_,
           name_ + ": weight " + dims_to_string(w) + " does not fit " + std::to_string(c) + " input channels in " +
               std::to_string(group_) + " groups");
-    Geometry g{Dims(x.begin() + 2, x.end()), {}, {x[0], m}};
-    g.window = resolve_window(window_, g.in_spatial, std::vector<int64_t>(w.begin() + 2, w.end()), name_);
-    g.out.insert(g.out.end(), g.window.output.begin(), g.window.output.end());
-    return g;
+    return window_shape(x, m, resolve_window(window_, spatial_of(x), spatial_of(w), name_));
   }
 
   Window window_;
