@@ -100,6 +100,14 @@ Tensor Tensor::view(const Tensor& arena, size_t offset, DType dtype, Dims dims) 
   return t;
 }
 
+Tensor Tensor::on_device(DType dtype, Dims dims, std::shared_ptr<void> handle) {
+  Tensor t;
+  t.dtype_ = dtype, t.dims_ = std::move(dims);
+  checked_bytes(t.dtype_, t.dims_);
+  t.handle_ = std::move(handle);
+  return t;
+}
+
 bool Tensor::lies_in(const std::byte* begin, size_t size) const {
   const std::byte* p = raw();
   return p && size && std::less_equal<>()(begin, p) && std::less<>()(p, begin + size);
@@ -120,6 +128,7 @@ Tensor Tensor::clone() const {
 }
 
 void Tensor::check_type(DType wanted) const {
+  check(!handle_, "a tensor in device memory was read on the host");
   check(dtype_ == wanted, "tensor holds " + std::string(dtype_name(dtype_)) + ", read as " +
                               std::string(dtype_name(wanted)));
 }

@@ -76,6 +76,12 @@ class Tensor {
   // A tensor of dtype × dims on arena's bytes from offset (which must hold it); it keeps the
   // arena's buffer alive.
   static Tensor view(const Tensor& arena, size_t offset, DType dtype, Dims dims);
+  // A tensor held in a device's memory through handle (an OpenCL buffer), which it keeps alive;
+  // its bytes are not on the host, and data() refuses it.
+  static Tensor on_device(DType dtype, Dims dims, std::shared_ptr<void> handle);
+  bool on_device() const { return handle_ != nullptr; }
+  void* device_handle() const { return handle_.get(); }
+
   // Whether this tensor's bytes lie inside [begin, begin + size).
   bool lies_in(const std::byte* begin, size_t size) const;
 
@@ -97,6 +103,7 @@ class Tensor {
   DType dtype_ = DType::Undefined;
   Dims dims_;
   std::shared_ptr<std::byte[]> buffer_;
+  std::shared_ptr<void> handle_;  // a device tensor's buffer
 };
 
 template <typename T>

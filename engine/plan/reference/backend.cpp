@@ -29,8 +29,9 @@ std::string int8_input(const NodeView& v, size_t i, const char* what) {
   return std::string(what) + " is " + std::string(dtype_name(t)) + ", not int8";
 }
 
-// Why the reference cannot run the node as the lowering wrote it, or "".
-std::string refusal(const NodeView& v) {
+}  // namespace
+
+std::string int8_node_refusal(const NodeView& v) {
   const std::string& op = v.node.op_type;
   if (op == "QConv" || op == "QConvTranspose" || op == "QGemm") {
     if (!v.has_input(1) || !v.has_input(2) || !v.has_input(3)) return "needs x, w, bias and scale";
@@ -59,18 +60,25 @@ std::string refusal(const NodeView& v) {
   return "";
 }
 
+std::unique_ptr<Op> create_int8_reference_op(const NodeView& view) {
+  const OpInfo* info = find_int8_op(view.node);
+  return info ? info->create(view.node, view.op_context()) : nullptr;
+}
+
+namespace {
+
 class Int8ReferenceBackend final : public Backend {
  public:
   std::string_view name() const override { return "int8-reference"; }
   Support supports(const NodeView& view) const override {
     if (!find_int8_op(view.node)) return Support::no();
-    const std::string why = refusal(view);
+    const std::string why = int8_node_refusal(view);
     return why.empty() ? Support::yes() : Support::no(why);
   }
   std::unique_ptr<PreparedNode> create(const NodeView& view) const override {
-    const OpInfo* info = find_int8_op(view.node);
-    check(info != nullptr, "op " + view.node.domain + "." + view.node.op_type + " is not an INT8 reference op");
-    return prepared_op(info->create(view.node, view.op_context()));
+    std::unique_ptr<Op> op = create_int8_reference_op(view);
+    check(op != nullptr, "op " + view.node.domain + "." + view.node.op_type + " is not an INT8 reference op");
+    return prepared_op(std::move(op));
   }
 };
 }  // namespace

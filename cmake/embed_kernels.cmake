@@ -1,0 +1,20 @@
+# Writes OUTPUT, a C++ header holding every .cl file of KERNEL_DIR as a raw string literal
+# (kernels/<name>.cl → q8::kernel_sources entry {"<name>", R"q8cl(…)q8cl"}), sorted by name.
+# Run by the build (cmake -P) whenever a kernel changes.
+file(GLOB sources ${KERNEL_DIR}/*.cl)
+list(SORT sources)
+set(text "// Generated from kernels/*.cl by cmake/embed_kernels.cmake; do not edit.\n#pragma once\n\n")
+string(APPEND text "#include <string_view>\n#include <utility>\n\nnamespace q8 {\n\n")
+string(APPEND text "inline constexpr std::pair<std::string_view, std::string_view> kernel_sources[] = {\n")
+foreach(source ${sources})
+  get_filename_component(name ${source} NAME_WE)
+  file(READ ${source} body)
+  string(FIND "${body}" ")q8cl\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${source} holds the raw-string delimiter )q8cl\"")
+  endif()
+  string(APPEND text "    {\"${name}\", R\"q8cl(${body})q8cl\"},\n")
+endforeach()
+string(APPEND text "};\n\n}  // namespace q8\n")
+file(WRITE ${OUTPUT}.tmp "${text}")
+file(RENAME ${OUTPUT}.tmp ${OUTPUT})

@@ -1,0 +1,186 @@
+#include "engine/opencl/device.h"
+
+#include <algorithm>
+
+#include "engine/ir/error.h"
+#include "engine/opencl/kernel_sources.h"
+
+namespace q8 {
+
+namespace {
+
+std::string platform_info(cl_platform_id p, cl_platform_info what) {
+  size_t size = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &size) != CL_SUCCESS) return "";
+  std::string s(size, '\0');
+  clGetPlatformInfo(p, what, size, s.data(), nullptr);
+  return s.c_str();
+}
+
+std::string device_info(cl_device_id d, cl_device_info what) {
+  size_t size = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS) return "";
+  std::string s(size, '\0');
+  clGetDeviceInfo(d, what, size, s.data(), nullptr);
+  return s.c_str();
+}
+
+template <typename T>
+T device_value(cl_device_id d, cl_device_info what) {
+  T v{};
+  clGetDeviceInfo(d, what, sizeof v, &v, nullptr);
+  return v;
+}
+
+struct Found {
+  cl_platform_id platform;
+  cl_device_id device;
+  DeviceCaps caps;
+};
+
+std::vector<Found> find_devices() {
+  cl_uint platforms = 0;
+  if (clGetPlatformIDs(0, nullptr, &platforms) != CL_SUCCESS || platforms == 0) return {};
+  std::vector<cl_platform_id> ids(platforms);
+  clGetPlatformIDs(platforms, ids.data(), nullptr);
+  std::vector<Found> found;
+  for (cl_platform_id p : ids) {
+    cl_uint count = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count == 0) continue;
+    std::vector<cl_device_id> devices(count);
+    clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
+    for (cl_device_id d : devices) {
+      DeviceCaps c;
+      c.platform = platform_info(p, CL_PLATFORM_NAME);
+      c.name = device_info(d, CL_DEVICE_NAME);
+      c.vendor = device_info(d, CL_DEVICE_VENDOR);
+      c.driver = device_info(d, CL_DRIVER_VERSION);
+      c.version = device_info(d, CL_DEVICE_VERSION);
+      c.extensions = device_info(d, CL_DEVICE_EXTENSIONS);
+      c.compute_units = device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS);
+      c.max_work_group = device_value<size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+      c.local_memory = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
+      c.global_memory = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+      c.nvidia = c.vendor.find("NVIDIA") != std::string::npos;
+      found.push_back({p, d, c});
+    }
+  }
+  return found;
+}
+
+// The program's source: the epilogue first, then every other kernel file.
+std::string program_source() {
+  std::string common, rest;
+  for (const auto& [name, body] : kernel_sources) (name == "requantize" ? common : rest) += std::string(body) + "\n";
+  return common + rest;
+}
+
+}  // namespace
+
+std::string DeviceCaps::describe() const {
+  return name + " (" + platform + ", driver " + driver + ", " + version + ", " + std::to_string(compute_units) + " compute units)";
+}
+
+std::vector<DeviceCaps> list_devices() {
+  std::vector<DeviceCaps> caps;
+  for (const Found& f : find_devices()) caps.push_back(f.caps);
+  return caps;
+}
+
+int parse_opencl_device(const std::string& device) {
+  if (device == "opencl") return 0;
+  check(device.rfind("opencl:", 0) == 0 && device.size() > 7 && device.find_first_not_of("0123456789", 7) == std::string::npos &&
+            device.size() < 12,
+        "--device " + device + ": expected cpu, opencl or opencl:N");
+  return std::stoi(device.substr(7));
+}
+
+std::shared_ptr<OpenClDevice> OpenClDevice::open(int index) {
+  static std::mutex mutex;
+  static std::map<int, std::weak_ptr<OpenClDevice>> opened;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = opened.find(index); it != opened.end())
+    if (std::shared_ptr<OpenClDevice> d = it->second.lock()) return d;
+  const std::vector<Found> found = find_devices();
+  check(!found.empty(), "no OpenCL platform or device found (install an ICD, e.g. Debian's pocl-opencl-icd)");
+  check(index >= 0 && size_t(index) < found.size(), "OpenCL device " + std::to_string(index) + " does not exist (" +
+                                                        std::to_string(found.size()) + " found)");
+  const Found& f = found[size_t(index)];
+  std::shared_ptr<OpenClDevice> d(new OpenClDevice(f.platform, f.device, f.caps, index));
+  opened[index] = d;
+  return d;
+}
+
+OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceCaps caps, int index)
+    : device_(device), caps_(std::move(caps)), memory_name_("opencl:" + std::to_string(index)) {
+  const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, cl_context_properties(platform), 0};
+  cl_int status = CL_SUCCESS;
+  context_ = clCreateContext(props, 1, &device_, nullptr, nullptr, &status);
+  cl_check(status, "creating an OpenCL context on " + caps_.name);
+  queue_ = clCreateCommandQueue(context_, device_, 0, &status);
+  cl_check(status, "creating an OpenCL queue on " + caps_.name);
+  const std::string source = program_source();
+  const char* text = source.c_str();
+  const size_t length = source.size();
+  program_ = clCreateProgramWithSource(context_, 1, &text, &length, &status);
+  cl_check(status, "creating the q8 OpenCL program");
+  // IEEE arithmetic: no -cl-fast-relaxed-math, no -cl-mad-enable (docs/opencl.md).
+  const std::string options = "-cl-std=CL1.2";
+  status = clBuildProgram(program_, 1, &device_, options.c_str(), nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    size_t size = 0;
+    clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    std::replace(log.begin(), log.end(), '\n', ' ');
+    throw Error("building the q8 OpenCL kernels for " + caps_.name + ": " + cl_status_name(status) + "; build log: " + log.c_str());
+  }
+}
+
+OpenClDevice::~OpenClDevice() {
+  for (auto& [name, k] : kernels_) clReleaseKernel(k);
+  if (program_) clReleaseProgram(program_);
+  if (queue_) clReleaseCommandQueue(queue_);
+  if (context_) clReleaseContext(context_);
+}
+
+cl_kernel OpenClDevice::kernel(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
+  cl_int status = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(program_, name.c_str(), &status);
+  cl_check(status, "OpenCL kernel " + name);
+  return kernels_[name] = k;
+}
+
+Tensor OpenClDevice::allocate(DType dtype, const Dims& dims) {
+  const size_t bytes = std::max<size_t>(checked_bytes(dtype, dims), 1);
+  cl_int status = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  cl_check(status, "allocating " + std::to_string(bytes) + " bytes on " + caps_.name);
+  return Tensor::on_device(dtype, dims, std::shared_ptr<void>(mem, [](void* m) { clReleaseMemObject(static_cast<cl_mem>(m)); }));
+}
+
+Tensor OpenClDevice::upload(const Tensor& host) {
+  Tensor t = allocate(host.dtype(), host.dims());
+  if (host.nbytes()) cl_check(clEnqueueWriteBuffer(queue_, buffer_of(t), CL_TRUE, 0, host.nbytes(), host.raw(), 0, nullptr, nullptr),
+                              "copying " + std::to_string(host.nbytes()) + " bytes to " + caps_.name);
+  return t;
+}
+
+Tensor OpenClDevice::download(const Tensor& on_device) {
+  Tensor t = Tensor::uninitialized(on_device.dtype(), on_device.dims());
+  if (t.nbytes()) cl_check(clEnqueueReadBuffer(queue_, buffer_of(on_device), CL_TRUE, 0, t.nbytes(), t.raw(), 0, nullptr, nullptr),
+                           "copying " + std::to_string(t.nbytes()) + " bytes from " + caps_.name);
+  return t;
+}
+
+void OpenClDevice::launch(cl_kernel kernel, std::vector<size_t> global) {
+  for (size_t& g : global) g = std::max<size_t>(g, 1);
+  cl_check(clEnqueueNDRangeKernel(queue_, kernel, cl_uint(global.size()), nullptr, global.data(), nullptr, 0, nullptr, nullptr),
+           "running an OpenCL kernel on " + caps_.name);
+}
+
+void OpenClDevice::finish() { cl_check(clFinish(queue_), "waiting for " + caps_.name); }
+
+}  // namespace q8

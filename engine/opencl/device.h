@@ -1,0 +1,74 @@
+// One OpenCL device: its capabilities (DeviceCaps), a context and an in-order queue, the q8
+// program built from the embedded kernels (kernels/*.cl) with -D options, and buffers.
+// `--device opencl[:N]` picks the N-th device over all platforms, in the order list_devices gives.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/ir/tensor.h"
+#include "engine/opencl/status.h"
+
+namespace q8 {
+
+struct DeviceCaps {
+  std::string platform, name, vendor, driver, version, extensions;
+  cl_uint compute_units = 0;
+  size_t max_work_group = 0;
+  cl_ulong local_memory = 0, global_memory = 0;
+  bool nvidia = false;
+
+  // "NVIDIA H200 (NVIDIA CUDA, driver 580.65, OpenCL 3.0 CUDA, 132 compute units)"
+  std::string describe() const;
+};
+
+// Every device of every platform, in platform then device order; empty when there is no ICD or
+// no platform.
+std::vector<DeviceCaps> list_devices();
+
+// "opencl" → 0, "opencl:2" → 2; Error for anything else.
+int parse_opencl_device(const std::string& device);
+
+class OpenClDevice {
+ public:
+  // The device of that index, opened once per process and shared; Error naming what is missing
+  // (no platform, index out of range) or the build log when the kernels do not build.
+  static std::shared_ptr<OpenClDevice> open(int index);
+  ~OpenClDevice();
+  OpenClDevice(const OpenClDevice&) = delete;
+  OpenClDevice& operator=(const OpenClDevice&) = delete;
+
+  const DeviceCaps& caps() const { return caps_; }
+  // The memory name placement reports: "opencl:0".
+  const std::string& memory_name() const { return memory_name_; }
+  cl_kernel kernel(const std::string& name);
+
+  // A device tensor of dtype × dims (at least one byte, so empty tensors have a buffer too).
+  Tensor allocate(DType dtype, const Dims& dims);
+  Tensor upload(const Tensor& host);
+  Tensor download(const Tensor& on_device);
+  // Runs kernel over global (rounded up to local when given), in order on the queue.
+  void launch(cl_kernel kernel, std::vector<size_t> global);
+  void finish();
+
+ private:
+  OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceCaps caps, int index);
+
+  cl_device_id device_ = nullptr;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_program program_ = nullptr;
+  DeviceCaps caps_;
+  std::string memory_name_;
+  std::mutex mutex_;
+  std::map<std::string, cl_kernel> kernels_;
+};
+
+// The cl_mem of a device tensor.
+inline cl_mem buffer_of(const Tensor& t) { return static_cast<cl_mem>(t.device_handle()); }
+
+}  // namespace q8

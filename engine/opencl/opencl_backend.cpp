@@ -1,0 +1,186 @@
+#include "engine/opencl/opencl_backend.h"
+
+#include <map>
+#include <mutex>
+
+#include "engine/ops/window.h"
+#include "engine/opencl/args.h"
+#include "engine/plan/reference/backend.h"
+
+namespace q8 {
+
+namespace {
+
+// The epilogue modes of kernels/requantize.cl.
+constexpr int kInt8Out = 0, kInt8OutResidual = 1, kFloatOut = 2;
+
+// What every OpenCL node shares: its device, and the reference op that gives its output shapes,
+// so shapes and their checks are written once.
+class ClNode : public PreparedNode {
+ public:
+  ClNode(std::shared_ptr<OpenClDevice> device, const NodeView& view)
+      : device_(std::move(device)), shapes_(create_int8_reference_op(view)), name_(view.node.describe()) {}
+
+  Reshaped reshape(const std::vector<TensorDesc>& inputs) override {
+    out_ = shapes_->reshape(inputs).value().at(0);
+    prepare(inputs);
+    return {{out_}, 0};
+  }
+
+ protected:
+  // Work that depends on the input shapes only (geometry tables), done once per reshape.
+  virtual void prepare(const std::vector<TensorDesc>& inputs) = 0;
+
+  std::shared_ptr<OpenClDevice> device_;
+  std::unique_ptr<Op> shapes_;
+  std::string name_;
+  TensorDesc out_;
+};
+
+// QGemm and QConv: constants uploaded at create, the epilogue's arguments in kernel order.
+class ClWeighted final : public ClNode {
+ public:
+  ClWeighted(std::shared_ptr<OpenClDevice> device, const NodeView& view) : ClNode(std::move(device), view) {
+    const Node& n = view.node;
+    conv_ = n.op_type == "QConv";
+    w_ = device_->upload(*view.constant(1));
+    bias_ = device_->upload(*view.constant(2));
+    scale_ = device_->upload(*view.constant(3));
+    float_out_ = view.constant(2)->dtype() == DType::Float32;
+    trans_b_ = int(n.attr_int("transB", 0));
+    group_ = int(n.attr_int("group", 1));
+    r_scale_ = n.attr_float("residual_scale", 0.0f);
+    lo_ = int(n.attr_int("lo", -128)), hi_ = int(n.attr_int("hi", 127));
+    if (conv_) window_ = Window::from_node(n);
+    w_dims_ = view.constant(1)->dims();
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    const Tensor& x = *in[0];
+    const Tensor* residual = optional_input(in, 4);
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const int mode = float_out_ ? kFloatOut : residual ? kInt8OutResidual : kInt8Out;
+    const Tensor& r = residual ? *residual : bias_;  // never read unless mode says so
+    if (conv_) {
+      const int c = int(x.dim(1)), m = int(w_dims_[0]);
+      const cl_kernel k = device_->kernel("qconv");
+      set_args(k, x, w_, c, m, group_, geometry_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+      const int64_t planes = out_.dims[0] * out_.dims[1];
+      device_->launch(k, {size_t(numel(out_.dims) / std::max<int64_t>(planes, 1)), size_t(planes)});
+      return;
+    }
+    const int k_dim = int(x.dim(x.rank() - 1)), n = int(out_.dims.back());
+    const int rows = int(numel(out_.dims) / std::max(n, 1));
+    const cl_kernel k = device_->kernel("qgemm");
+    set_args(k, x, w_, rows, k_dim, n, trans_b_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+    device_->launch(k, {size_t(n), size_t(rows)});
+  }
+
+ private:
+  void prepare(const std::vector<TensorDesc>& inputs) override {
+    if (!conv_) return;
+    // in[3], out[3], kernel[3], strides[3], dilations[3], pads_begin[3], leading axes padded.
+    const Dims in_spatial(inputs[0].dims.begin() + 2, inputs[0].dims.end());
+    const ResolvedWindow r = resolve_window(window_, in_spatial, std::vector<int64_t>(w_dims_.begin() + 2, w_dims_.end()), name_);
+    const size_t pad = 3 - in_spatial.size();
+    std::vector<int32_t> g(18, 0);
+    for (size_t a = 0; a < 3; ++a) {
+      const bool real = a >= pad;
+      const size_t i = a - pad;
+      g[a] = real ? int32_t(in_spatial[i]) : 1;
+      g[3 + a] = real ? int32_t(r.output[i]) : 1;
+      g[6 + a] = real ? int32_t(r.kernel[i]) : 1;
+      g[9 + a] = real ? int32_t(r.strides[i]) : 1;
+      g[12 + a] = real ? int32_t(r.dilations[i]) : 1;
+      g[15 + a] = real ? int32_t(r.pad_begin[i]) : 0;
+    }
+    geometry_ = device_->upload(Tensor::from_vector<int32_t>({18}, g));
+  }
+
+  bool conv_ = false, float_out_ = false;
+  int trans_b_ = 0, group_ = 1, lo_ = -128, hi_ = 127;
+  float r_scale_ = 0.0f;
+  Window window_;
+  Dims w_dims_;
+  Tensor w_, bias_, scale_, geometry_;
+};
+
+class ClAdd final : public ClNode {
+ public:
+  ClAdd(std::shared_ptr<OpenClDevice> device, const NodeView& view)
+      : ClNode(std::move(device), view), a_scale_(view.node.attr_float("a_scale", 0.0f)), b_scale_(view.node.attr_float("b_scale", 0.0f)),
+        lo_(int(view.node.attr_int("lo", -128))), hi_(int(view.node.attr_int("hi", 127))) {}
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const cl_kernel k = device_->kernel("qadd");
+    const cl_long count = numel(out_.dims);
+    set_args(k, *in[0], *in[1], out[0], count, layout_, a_scale_, b_scale_, lo_, hi_);
+    device_->launch(k, {size_t(count)});
+  }
+
+ private:
+  void prepare(const std::vector<TensorDesc>& inputs) override {
+    // Output dims, then a's and b's strides, over 6 axes aligned to the right.
+    std::vector<int64_t> layout(18, 0);
+    const Dims& out = out_.dims;
+    check(out.size() <= 6, name_ + ": the OpenCL QAdd takes up to 6 axes");
+    for (size_t a = 0; a < 6; ++a) layout[a] = a + out.size() >= 6 ? out[a + out.size() - 6] : 1;
+    for (size_t t = 0; t < 2; ++t) {
+      const Dims& d = inputs[t].dims;
+      int64_t stride = 1;
+      for (size_t k = d.size(); k-- > 0;) {
+        layout[6 * (t + 1) + (6 - d.size() + k)] = d[k] == 1 ? 0 : stride;
+        stride *= d[k];
+      }
+    }
+    layout_ = device_->upload(Tensor::from_vector<int64_t>({18}, layout));
+  }
+
+  float a_scale_, b_scale_;
+  int lo_, hi_;
+  Tensor layout_;
+};
+
+class OpenClBackend final : public Backend {
+ public:
+  explicit OpenClBackend(std::shared_ptr<OpenClDevice> device) : device_(std::move(device)), name_("opencl") {}
+
+  std::string_view name() const override { return name_; }
+  std::string_view memory() const override { return device_->memory_name(); }
+
+  Support supports(const NodeView& view) const override {
+    const Node& n = view.node;
+    if (n.domain != kInt8Domain) return Support::no();
+    if (n.op_type != "QConv" && n.op_type != "QGemm" && n.op_type != "QAdd") return Support::no("no OpenCL kernel for " + n.op_type + " yet");
+    if (std::string why = int8_node_refusal(view); !why.empty()) return Support::no(why);
+    if (n.op_type == "QConv" && (view.constant(1)->rank() < 3 || view.constant(1)->rank() > 5))
+      return Support::no("the OpenCL QConv takes 1 to 3 spatial axes");
+    return Support::yes();
+  }
+
+  std::unique_ptr<PreparedNode> create(const NodeView& view) const override {
+    if (view.node.op_type == "QAdd") return std::make_unique<ClAdd>(device_, view);
+    return std::make_unique<ClWeighted>(device_, view);
+  }
+
+  Tensor upload(const Tensor& host) const override { return device_->upload(host); }
+  Tensor download(const Tensor& on_device) const override { return device_->download(on_device); }
+
+ private:
+  std::shared_ptr<OpenClDevice> device_;
+  std::string name_;
+};
+
+}  // namespace
+
+const Backend& opencl_backend(int index) {
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<OpenClBackend>> backends;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& b = backends[index];
+  if (!b) b = std::make_unique<OpenClBackend>(OpenClDevice::open(index));
+  return *b;
+}
+
+}  // namespace q8
