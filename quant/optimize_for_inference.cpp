@@ -67,13 +67,15 @@ bool fuse_conv(Graph& g, size_t i) {
 }  // namespace
 
 std::string InferenceOptimization::summary() const {
+  if (int8_graph) return "graph optimization: none (the graph holds the INT8 engine's fused ops)";
   return "graph optimization: " + std::to_string(fold.folded.size()) + " BatchNormalization folded, " + std::to_string(fused_convs) +
          " Conv fused with Add/activation (FusedConv)";
 }
 
 InferenceOptimization optimize_for_inference(Graph& g) {
   InferenceOptimization result;
-  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; })) return result;
+  result.int8_graph = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
+  if (result.int8_graph) return result;
   result.fold = fold_batch_norm(g);
   size_t i = 0;
   while (i < g.nodes.size()) {

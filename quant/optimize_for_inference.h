@@ -12,6 +12,7 @@ namespace q8 {
 struct InferenceOptimization {
   FoldReport fold;
   int fused_convs = 0;
+  bool int8_graph = false;  // a graph of the INT8 engine, left as it is
 
   // "graph optimization: 4 BatchNormalization folded, 3 Conv fused with Add/activation"
   std::string summary() const;

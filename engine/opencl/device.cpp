@@ -87,14 +87,6 @@ std::vector<DeviceCaps> list_devices() {
   return caps;
 }
 
-int parse_opencl_device(const std::string& device) {
-  if (device == "opencl") return 0;
-  check(device.rfind("opencl:", 0) == 0 && device.size() > 7 && device.find_first_not_of("0123456789", 7) == std::string::npos &&
-            device.size() < 12,
-        "--device " + device + ": expected cpu, opencl or opencl:N");
-  return std::stoi(device.substr(7));
-}
-
 std::shared_ptr<OpenClDevice> OpenClDevice::open(int index) {
   static std::mutex mutex;
   static std::map<int, std::weak_ptr<OpenClDevice>> opened;

@@ -30,9 +30,6 @@ struct DeviceCaps {
 // no platform.
 std::vector<DeviceCaps> list_devices();
 
-// "opencl" → 0, "opencl:2" → 2; Error for anything else.
-int parse_opencl_device(const std::string& device);
-
 class OpenClDevice {
  public:
   // The device of that index, opened once per process and shared; Error naming what is missing

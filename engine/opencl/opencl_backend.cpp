@@ -37,12 +37,13 @@ class ClNode : public PreparedNode {
   TensorDesc out_;
 };
 
-// QGemm and QConv: constants uploaded at create, the epilogue's arguments in kernel order.
+// QGemm, QConv and QConvTranspose: constants uploaded at create, the epilogue's arguments in
+// kernel order.
 class ClWeighted final : public ClNode {
  public:
   ClWeighted(std::shared_ptr<OpenClDevice> device, const NodeView& view) : ClNode(std::move(device), view) {
     const Node& n = view.node;
-    conv_ = n.op_type == "QConv";
+    kernel_ = n.op_type == "QConv" ? "qconv" : n.op_type == "QConvTranspose" ? "qconv_transpose" : "qgemm";
     w_ = device_->upload(*view.constant(1));
     bias_ = device_->upload(*view.constant(2));
     scale_ = device_->upload(*view.constant(3));
@@ -51,7 +52,9 @@ class ClWeighted final : public ClNode {
     group_ = int(n.attr_int("group", 1));
     r_scale_ = n.attr_float("residual_scale", 0.0f);
     lo_ = int(n.attr_int("lo", -128)), hi_ = int(n.attr_int("hi", 127));
-    if (conv_) window_ = Window::from_node(n);
+    if (kernel_ != "qgemm") window_ = Window::from_node(n);
+    output_padding_ = n.attr_ints("output_padding");
+    output_shape_ = n.attr_ints("output_shape");
     w_dims_ = view.constant(1)->dims();
   }
 
@@ -61,9 +64,9 @@ class ClWeighted final : public ClNode {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const int mode = float_out_ ? kFloatOut : residual ? kInt8OutResidual : kInt8Out;
     const Tensor& r = residual ? *residual : bias_;  // never read unless mode says so
-    if (conv_) {
-      const int c = int(x.dim(1)), m = int(w_dims_[0]);
-      const cl_kernel k = device_->kernel("qconv");
+    if (kernel_ != "qgemm") {
+      const int c = int(x.dim(1)), m = int(out_.dims[1]);
+      const cl_kernel k = device_->kernel(kernel_);
       set_args(k, x, w_, c, m, group_, geometry_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
       const int64_t planes = out_.dims[0] * out_.dims[1];
       device_->launch(k, {size_t(numel(out_.dims) / std::max<int64_t>(planes, 1)), size_t(planes)});
@@ -78,10 +81,12 @@ class ClWeighted final : public ClNode {
 
  private:
   void prepare(const std::vector<TensorDesc>& inputs) override {
-    if (!conv_) return;
+    if (kernel_ == "qgemm") return;
     // in[3], out[3], kernel[3], strides[3], dilations[3], pads_begin[3], leading axes padded.
     const Dims in_spatial(inputs[0].dims.begin() + 2, inputs[0].dims.end());
-    const ResolvedWindow r = resolve_window(window_, in_spatial, std::vector<int64_t>(w_dims_.begin() + 2, w_dims_.end()), name_);
+    const std::vector<int64_t> taps(w_dims_.begin() + 2, w_dims_.end());
+    const ResolvedWindow r = kernel_ == "qconv" ? resolve_window(window_, in_spatial, taps, name_)
+                                                : resolve_transpose_window(window_, output_padding_, output_shape_, in_spatial, taps, name_);
     const size_t pad = 3 - in_spatial.size();
     std::vector<int32_t> g(18, 0);
     for (size_t a = 0; a < 3; ++a) {
@@ -97,10 +102,12 @@ class ClWeighted final : public ClNode {
     geometry_ = device_->upload(Tensor::from_vector<int32_t>({18}, g));
   }
 
-  bool conv_ = false, float_out_ = false;
+  std::string kernel_;
+  bool float_out_ = false;
   int trans_b_ = 0, group_ = 1, lo_ = -128, hi_ = 127;
   float r_scale_ = 0.0f;
   Window window_;
+  std::vector<int64_t> output_padding_, output_shape_;
   Dims w_dims_;
   Tensor w_, bias_, scale_, geometry_;
 };
@@ -142,6 +149,42 @@ class ClAdd final : public ClNode {
   Tensor layout_;
 };
 
+class ClConcat final : public ClNode {
+ public:
+  ClConcat(std::shared_ptr<OpenClDevice> device, const NodeView& view)
+      : ClNode(std::move(device), view), axis_(view.node.attr_int("axis", 0)) {
+    const Tensor& tables = *view.constant(view.node.inputs.size() - 1);
+    for (int64_t i = 0; i < tables.dim(0); ++i) {
+      Tensor row(DType::Int8, {256});
+      std::copy(tables.data<int8_t>() + i * 256, tables.data<int8_t>() + (i + 1) * 256, row.data<int8_t>());
+      tables_.push_back(device_->upload(row));
+    }
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const cl_kernel k = device_->kernel("qconcat_part");
+    const int64_t axis = normalize_axis(axis_, int64_t(out_.dims.size()), "QConcat");
+    int64_t outer = 1, inner_rest = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= out_.dims[size_t(d)];
+    for (size_t d = size_t(axis) + 1; d < out_.dims.size(); ++d) inner_rest *= out_.dims[d];
+    const cl_long inner = out_.dims[size_t(axis)] * inner_rest;
+    cl_long offset = 0;
+    for (size_t i = 0; i < tables_.size(); ++i) {
+      const cl_long inner_i = in[i]->dim(size_t(axis)) * inner_rest, rows = outer;
+      set_args(k, *in[i], tables_[i], out[0], rows, inner_i, inner, offset);
+      device_->launch(k, {size_t(rows * inner_i)});
+      offset += inner_i;
+    }
+  }
+
+ private:
+  void prepare(const std::vector<TensorDesc>&) override {}
+
+  int64_t axis_;
+  std::vector<Tensor> tables_;  // one 256-entry table per input
+};
+
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(std::shared_ptr<OpenClDevice> device) : device_(std::move(device)), name_("opencl") {}
@@ -152,15 +195,18 @@ class OpenClBackend final : public Backend {
   Support supports(const NodeView& view) const override {
     const Node& n = view.node;
     if (n.domain != kInt8Domain) return Support::no();
-    if (n.op_type != "QConv" && n.op_type != "QGemm" && n.op_type != "QAdd") return Support::no("no OpenCL kernel for " + n.op_type + " yet");
+    if (n.op_type != "QConv" && n.op_type != "QConvTranspose" && n.op_type != "QGemm" && n.op_type != "QAdd" && n.op_type != "QConcat")
+      return Support::no("no OpenCL kernel for " + n.op_type + " yet");
     if (std::string why = int8_node_refusal(view); !why.empty()) return Support::no(why);
-    if (n.op_type == "QConv" && (view.constant(1)->rank() < 3 || view.constant(1)->rank() > 5))
-      return Support::no("the OpenCL QConv takes 1 to 3 spatial axes");
+    const bool windowed = n.op_type == "QConv" || n.op_type == "QConvTranspose";
+    if (windowed && (view.constant(1)->rank() < 3 || view.constant(1)->rank() > 5))
+      return Support::no("the OpenCL " + n.op_type + " takes 1 to 3 spatial axes");
     return Support::yes();
   }
 
   std::unique_ptr<PreparedNode> create(const NodeView& view) const override {
     if (view.node.op_type == "QAdd") return std::make_unique<ClAdd>(device_, view);
+    if (view.node.op_type == "QConcat") return std::make_unique<ClConcat>(device_, view);
     return std::make_unique<ClWeighted>(device_, view);
   }
 

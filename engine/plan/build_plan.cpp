@@ -3,10 +3,42 @@
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/import.h"
 #include "engine/plan/reference/backend.h"
+#if Q8_WITH_OPENCL
+#include "engine/opencl/device.h"
+#include "engine/opencl/opencl_backend.h"
+#endif
 
 namespace q8 {
 
-BackendList plan_backends() { return {&int8_reference_backend(), &cpu_backend()}; }
+int device_index(const std::string& device) {
+  if (device == "cpu") return -1;
+  if (device == "opencl") return 0;
+  check(device.rfind("opencl:", 0) == 0 && device.size() > 7 && device.size() < 12 &&
+            device.find_first_not_of("0123456789", 7) == std::string::npos,
+        "--device " + device + ": expected cpu, opencl or opencl:N");
+  return std::stoi(device.substr(7));
+}
+
+BackendList plan_backends(const std::string& device) {
+  const int index = device_index(device);
+  if (index < 0) return {&int8_reference_backend(), &cpu_backend()};
+#if Q8_WITH_OPENCL
+  return {&opencl_backend(index), &int8_reference_backend(), &cpu_backend()};
+#else
+  throw Error("--device " + device + ": this q8 was built without OpenCL (-DQ8_OPENCL=OFF)");
+#endif
+}
+
+std::string describe_device(const std::string& device) {
+#if Q8_WITH_OPENCL
+  if (device != "cpu") {
+    const int index = device_index(device);
+    const std::vector<DeviceCaps> devices = list_devices();
+    if (size_t(index) < devices.size()) return "opencl:" + std::to_string(index) + ": " + devices[size_t(index)].describe();
+  }
+#endif
+  return device;
+}
 
 Graph load_runnable(const std::string& path, bool int8, std::string* lowering_report) {
   const std::string bytes = read_file(path);

@@ -14,8 +14,14 @@
 
 namespace q8 {
 
-// The backends a plan runs on, in order of preference: the INT8 reference, then the CPU ops.
-BackendList plan_backends();
+// The backends a plan runs on, in order of preference: for device "cpu", the INT8 reference, then
+// the CPU ops; for "opencl[:N]", that OpenCL device first. Error for another device, or for
+// OpenCL in a build without it.
+BackendList plan_backends(const std::string& device = "cpu");
+// -1 for "cpu", N for "opencl" (0) or "opencl:N"; Error for anything else.
+int device_index(const std::string& device);
+// "cpu", or the OpenCL device's description ("opencl:0: NVIDIA H200 (…)").
+std::string describe_device(const std::string& device);
 
 struct BuiltPlan {
   Plan plan;

@@ -47,11 +47,14 @@ def make_inputs(model_path, work, batch, seed):
     return files
 
 
-def oracle_args():
-    """--q8 BUILD/q8 --ort-dir DIR --models DIR --work DIR, the oracle scripts' common arguments."""
+def oracle_args(extra=None):
+    """--q8 BUILD/q8 --ort-dir DIR --models DIR --work DIR, the oracle scripts' common arguments;
+    extra(parser) adds a script's own."""
     ap = argparse.ArgumentParser()
     for flag in ("--q8", "--ort-dir", "--models", "--work"):
         ap.add_argument(flag, required=True)
+    if extra:
+        extra(ap)
     return ap.parse_args()
 
 

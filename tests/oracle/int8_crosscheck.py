@@ -102,8 +102,13 @@ def compare(name, q8_out, ort_out, steps, original_outputs):
     return problems, int8_tensors, exact
 
 
+def weighted_model(qdq):
+    return any(n.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") for n in onnx.load(qdq).graph.node)
+
+
 def main():
-    a = oracle_args()
+    a = oracle_args(extra=lambda p: p.add_argument("--opencl", action="store_true",
+                                                   help="also run each plan on the first OpenCL device and compare bits"))
     models = factory_models(a.models, SKIP)
     tally = Tally()
     last_plan = None
@@ -143,10 +148,20 @@ def main():
                 for f in os.listdir(out_q8):
                     if not np.array_equal(np.load(os.path.join(out_plan, f)), np.load(os.path.join(out_q8, f))):
                         problems.append(f"q8 run PLAN differs from q8 run --int8 on {f}")
+                if a.opencl:  # the same plan on the OpenCL device: the same bits as the integer reference
+                    out_cl = os.path.join(work, "opencl")
+                    cl_log = run([a.q8, "run", plans[0], "--device", "opencl", "--output-dir", out_cl] + feeds)
+                    placed = re.search(r"opencl (\d+) nodes", cl_log)
+                    cl_problems = [] if placed or not weighted_model(qdq) else ["no node ran on OpenCL"]
+                    for f in os.listdir(out_plan):
+                        if np.load(os.path.join(out_cl, f)).tobytes() != np.load(os.path.join(out_plan, f)).tobytes():
+                            cl_problems.append(f"q8 run PLAN --device opencl differs from the integer reference on {f}")
+                    print(f"  {name} ({variant}): OpenCL ran {placed.group(1) if placed else 0} nodes; "
+                          + ("; ".join(cl_problems) if cl_problems else "every output bit-identical to the integer reference"))
+                    problems += cl_problems
                 last_plan = plans[0]
                 fused = int(re.search(r"→ (\d+) fused INT8 ops", log).group(1))
-                weighted = any(n.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") for n in onnx.load(qdq).graph.node)
-                if weighted and fused == 0:
+                if weighted_model(qdq) and fused == 0:
                     problems.append("no node was lowered to an INT8 op")
                 print(f"  {name} ({variant}): {fused} fused INT8 ops; {tensors} int8 tensors compared, {exact} bit-identical")
                 tally.check(label, "; ".join(problems[:3]))

@@ -52,13 +52,15 @@ void print_output(const std::string& name, const Tensor& t) {
 void run(const RunOptions& o) {
   if (o.threads > 0) set_compute_threads(o.threads);
   std::printf("=== q8 run ===\nmodel:      %s\ndevice:     %s\nprecision:  %s\nthreads:    %d\noutput dir: %s\n",
-              o.model.c_str(), o.device.c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is (a plan: int8)",
+              o.model.c_str(), describe_device(o.device).c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is (a plan: int8)",
               compute_threads(), o.output_dir.c_str());
   std::string lowering;
   Graph graph = load_runnable(o.model, o.int8, &lowering);
   std::fputs(lowering.c_str(), stdout);
   if (o.graph_optimization == "all") std::printf("%s\n", optimize_for_inference(graph).summary().c_str());
-  Executor exec(std::move(graph), plan_backends());
+  Executor exec(std::move(graph), plan_backends(o.device));
+  const std::string fallbacks = exec.placement_report(true);
+  if (o.device != "cpu") std::printf("placement:  %s\n%s", placement_summary(exec.placement()).c_str(), fallbacks.c_str());
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
   for (const auto& [name, t] : inputs)
     std::printf("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
@@ -97,7 +99,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… fixes the dynamic dimensions of a generated input "
                                         "(others default to 1)");
   cmd->add_option("--output-dir", o->output_dir, "directory for <output name>.npy")->required();
-  cmd->add_option("--device", o->device, "device to run on")->capture_default_str()->check(CLI::IsMember({"cpu"}));
+  cmd->add_option("--device", o->device, "cpu, or opencl[:N] for the INT8 engine's OpenCL backend (N-th device over all platforms)")
+      ->capture_default_str()
+      ->check(device_name());
   cmd->add_option("--seed", o->seed, "seed of generated inputs")->capture_default_str()->check(at_least(0));
   cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->check(CLI::Range(0, kMaxThreads));
   add_graph_optimization_option(cmd, o->graph_optimization);

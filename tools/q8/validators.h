@@ -11,8 +11,23 @@
 
 #include "engine/io/numbers.h"
 #include "engine/ir/error.h"
+#include "engine/plan/build_plan.h"
 
 namespace q8::cli {
+
+// cpu, opencl or opencl:N.
+inline CLI::Validator device_name() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          device_index(text);
+          return "";
+        } catch (const Error&) {
+          return "expected cpu, opencl or opencl:N, got '" + text + "'";
+        }
+      },
+      "cpu|opencl[:N]");
+}
 
 // An integer >= lo.
 inline CLI::Validator at_least(int64_t lo) {

@@ -1,0 +1,40 @@
+// QConvTranspose, portable: one work-item per output element, gathering the input positions that
+// reach it: output o = i·stride − pad_begin + k·dilation along each axis, so for tap k the input
+// is i = (o + pad_begin − k·dilation) / stride where that divides exactly and lands inside. w is
+// [C, M/g, k…]; then the epilogue (requantize.cl). geometry as qconv's, in[] being X's spatial dims.
+__kernel void qconv_transpose(__global const char* x, __global const char* w, int c, int m, int group, __global const int* geometry,
+                              int mode, __global char* y_q, __global float* y_f, __global const int* bias_q,
+                              __global const float* bias_f, __global const float* scale, __global const char* residual, float r_scale,
+                              int lo, int hi) {
+  const int in_d = geometry[0], in_h = geometry[1], in_w = geometry[2];
+  const int out_d = geometry[3], out_h = geometry[4], out_w = geometry[5];
+  const int k_d = geometry[6], k_h = geometry[7], k_w = geometry[8];
+  const int out_size = out_d * out_h * out_w;
+  const int o = get_global_id(0), plane = get_global_id(1);
+  if (o >= out_size) return;
+  const int s = plane / m, oc = plane % m, cg = c / group, mg = m / group, gi = oc / mg, j = oc % mg;
+  const int oz = o / (out_h * out_w), oy = (o / out_w) % out_h, ox = o % out_w;
+  const long in_size = (long)in_d * in_h * in_w;
+  const int taps = k_d * k_h * k_w;
+  int acc = 0;
+  for (int ci = 0; ci < cg; ++ci) {
+    const int ic = gi * cg + ci;
+    const __global char* image = x + ((long)s * c + ic) * in_size;
+    const __global char* filter = w + ((long)ic * mg + j) * taps;
+    for (int a = 0; a < k_d; ++a) {
+      const int tz = oz + geometry[15] - a * geometry[12];
+      if (tz < 0 || tz % geometry[9] != 0 || tz / geometry[9] >= in_d) continue;
+      for (int b = 0; b < k_h; ++b) {
+        const int ty = oy + geometry[16] - b * geometry[13];
+        if (ty < 0 || ty % geometry[10] != 0 || ty / geometry[10] >= in_h) continue;
+        for (int e = 0; e < k_w; ++e) {
+          const int tx = ox + geometry[17] - e * geometry[14];
+          if (tx < 0 || tx % geometry[11] != 0 || tx / geometry[11] >= in_w) continue;
+          acc += (int)image[((long)(tz / geometry[9]) * in_h + ty / geometry[10]) * in_w + tx / geometry[11]] *
+                 (int)filter[(a * k_h + b) * k_w + e];
+        }
+      }
+    }
+  }
+  store_output(mode, y_q, y_f, (long)plane * out_size + o, oc, acc, bias_q, bias_f, scale, residual, r_scale, lo, hi);
+}
