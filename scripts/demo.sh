@@ -1,7 +1,8 @@
 #!/bin/sh
 # The q8 demo: installs what q8 needs, builds it, runs the shipped Fashion-MNIST CNN on the shipped
 # sample images (each prediction beside its label), calibrates, quantizes and compares it, builds
-# the INT8 plan and runs and benchmarks it, and compares every calibration method.
+# the INT8 plan and runs it (on the CPU integer reference and through OpenCL) and benchmarks it, and
+# compares every calibration method.
 #   ./scripts/demo.sh [BUILD_DIR]
 set -eu
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,7 +19,7 @@ echo
 echo "== q8 run on $(wc -l < "$SAMPLES/labels.txt") Fashion-MNIST test images"
 # Runs MODEL (or a plan) on the sample images and joins its per-row top-1 with the labels.
 run_and_score() {
-  "$BUILD/q8" run "$1" --input "input=$SAMPLES/images.npy" --output-dir "$2" --dump-output > "$2.txt"
+  "$BUILD/q8" run "$1" --input "input=$SAMPLES/images.npy" --output-dir "$2" --dump-output ${3:+--device "$3"} > "$2.txt"
   grep -v '^\s*\[' "$2.txt"
   grep '^\s*\[' "$2.txt" | awk -v labels="$SAMPLES/labels.txt" -v classes="$SAMPLES/classes.txt" '
     BEGIN { while ((getline line < classes) > 0) { split(line, f, " "); name[f[1]] = substr(line, length(f[1]) + 2) }
@@ -48,6 +49,14 @@ echo "== q8 build: the QDQ model lowered into fused INT8 ops, written as a plan"
 echo
 echo "== q8 run on the plan (the INT8 engine's integer reference), the same $(wc -l < "$SAMPLES/labels.txt") images"
 run_and_score "$BUILD/fashion_cnn.q8plan" "$BUILD/demo-int8"
+echo
+echo "== q8 run on the plan through OpenCL (the first OpenCL device: PoCL on a machine without a GPU)"
+run_and_score "$BUILD/fashion_cnn.q8plan" "$BUILD/demo-opencl" opencl
+if cmp -s "$BUILD/demo-int8/logits.npy" "$BUILD/demo-opencl/logits.npy"; then
+  echo "OpenCL logits: bit-identical to the integer reference"
+else
+  echo "OpenCL logits DIFFER from the integer reference"; exit 1
+fi
 echo
 echo "== q8 compare --int8: the INT8 engine against FP32 on the 10,000 test images"
 "$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data "$TEST" --batch-size 256 --quiet --int8 | grep -E "^(engine|top-1)"

@@ -37,6 +37,7 @@ struct BenchOptions {
   bool profile = false;
   std::string json;
   std::string graph_optimization = "all";
+  std::string device = "cpu";  // where the INT8 engine runs
 };
 
 struct NodeTime {
@@ -50,6 +51,7 @@ struct Timing {
   std::vector<NodeTime> nodes;   // --profile: per node, summed over the iterations
   int64_t batch = 1;
   MemoryReport memory;           // the executor's buffers at these shapes
+  size_t copies = 0;             // host↔device copies per run
 
   double percentile(double p) const {  // nearest rank on the sorted latencies
     std::vector<double> s = ms;
@@ -61,11 +63,11 @@ struct Timing {
   double throughput() const { return double(batch) * 1000.0 / mean(); }
 };
 
-Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs, const BenchOptions& o) {
+Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs, const BenchOptions& o, const std::string& device) {
   Timing t;
   t.what = what;
   t.batch = inputs.empty() || inputs.begin()->second.rank() == 0 ? 1 : inputs.begin()->second.dim(0);
-  Executor exec(std::move(graph), plan_backends());
+  Executor exec(std::move(graph), plan_backends(device));
   for (size_t i = 0; i < exec.graph().nodes.size(); ++i) {
     const Node& n = exec.graph().nodes[i];
     t.nodes.push_back({n.describe(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, std::string(exec.placement()[i]), 0});
@@ -88,12 +90,14 @@ Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs,
     t.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   t.memory = exec.memory();
+  t.copies = exec.copies();
   return t;
 }
 
 void print_timing(const Timing& t, int top) {
   std::printf("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
               t.what.c_str(), t.mean(), t.percentile(50), t.percentile(99), t.percentile(0), t.percentile(100), t.throughput());
+  if (t.copies > 0) std::printf("      %zu host↔device copies per run\n", t.copies);
   if (t.memory.owned_bytes > 0)
     std::printf("      memory: %zu intermediates; the executor's own buffers in an arena of %.2f MiB (%.2f MiB without reuse)\n",
                 t.memory.values.size(), double(t.memory.arena.arena_bytes) / 1048576.0, double(t.memory.owned_bytes) / 1048576.0);
@@ -114,6 +118,7 @@ nlohmann::ordered_json timing_json(const Timing& t) {
   j["latency_ms"] = {{"mean", t.mean()}, {"median", t.percentile(50)}, {"p99", t.percentile(99)}, {"min", t.percentile(0)},
                      {"max", t.percentile(100)}, {"iterations", t.ms}};
   j["throughput_samples_per_s"] = t.throughput();
+  j["host_device_copies_per_run"] = t.copies;
   j["arena_bytes"] = t.memory.arena.arena_bytes;
   j["executor_buffer_bytes_without_reuse"] = t.memory.owned_bytes;
   if (!t.nodes.empty() && !t.ms.empty()) {
@@ -127,9 +132,10 @@ nlohmann::ordered_json timing_json(const Timing& t) {
 
 void bench(const BenchOptions& o) {
   if (o.threads > 0) set_compute_threads(o.threads);
-  std::printf("=== q8 bench ===\nmodel:      %s\nint8:       %s\nthreads:    %d\nwarm-up:    %d runs\niterations: %d\nprofile:    %s\n",
+  std::printf("=== q8 bench ===\nmodel:      %s\nint8:       %s\ndevice:     %s\nthreads:    %d\nwarm-up:    %d runs\n"
+              "iterations: %d\nprofile:    %s\n",
               o.model.c_str(), o.int8.empty() ? "(none; --int8 QDQ_MODEL|PLAN adds the INT8 engine)" : o.int8.c_str(),
-              compute_threads(), o.warmup, o.iterations, o.profile ? "per node" : "off");
+              describe_device(o.device).c_str(), compute_threads(), o.warmup, o.iterations, o.profile ? "per node" : "off");
   if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
   Graph model = load_runnable(o.model, false);
   const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
@@ -138,13 +144,15 @@ void bench(const BenchOptions& o) {
   const int top = o.profile ? 15 : 0;
   // A plan given as MODEL holds fused INT8 ops: label it by what it runs, without reading it again.
   const bool int8_model = std::any_of(model.nodes.begin(), model.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
-  std::vector<Timing> timings = {time_graph(int8_model ? "INT8" : "FP32", std::move(model), inputs, o)};
+  std::vector<Timing> timings = {time_graph(int8_model ? "INT8" : "FP32", std::move(model), inputs, o, int8_model ? o.device : "cpu")};
   print_timing(timings[0], top);
   if (!o.int8.empty()) {
-    timings.push_back(time_graph("INT8", load_runnable(o.int8, true), inputs, o));
+    timings.push_back(time_graph("INT8", load_runnable(o.int8, true), inputs, o, o.device));
     print_timing(timings[1], top);
-    std::printf("INT8 / FP32 latency: %.2f× (the INT8 engine here is the CPU integer reference: naive loops, the oracle "
-                "for every device, not a fast kernel)\n", timings[1].mean() / timings[0].mean());
+    std::printf("INT8 / FP32 latency: %.2f× (%s)\n", timings[1].mean() / timings[0].mean(),
+                o.device == "cpu" ? "the INT8 engine here is the CPU integer reference: naive loops, the oracle for every device, "
+                                    "not a fast kernel"
+                                  : "INT8 through OpenCL's portable kernels, FP32 on the CPU");
   }
   if (o.json.empty()) return;
   nlohmann::ordered_json j;
@@ -165,6 +173,7 @@ void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   cmd->add_option("model", o->model, "ONNX model (FP32), or a plan file")->required();
   cmd->add_option("--int8", o->int8, "QDQ model (lowered here) or plan to time on the same inputs");
+  cmd->add_option("--device", o->device, "where the INT8 engine runs: cpu, or opencl[:N]")->capture_default_str()->check(device_name());
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… input shape (dynamic dims default to 1)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first")->capture_default_str()->check(at_least(0));
   cmd->add_option("--iterations", o->iterations, "timed runs")->capture_default_str()->check(at_least(1));
