@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "engine/ops/pooling.h"
 #include "engine/ops/window.h"
 #include "engine/opencl/args.h"
 #include "engine/plan/reference/backend.h"
@@ -185,6 +186,78 @@ class ClConcat final : public ClNode {
   std::vector<Tensor> tables_;  // one 256-entry table per input
 };
 
+// MaxPool on int8, 2-D windows, no Indices output.
+class ClMaxPool final : public PreparedNode {
+ public:
+  ClMaxPool(std::shared_ptr<OpenClDevice> device, const NodeView& view)
+      : device_(std::move(device)), window_(Window::from_node(view.node)), name_(view.node.describe()) {}
+
+  Reshaped reshape(const std::vector<TensorDesc>& in) override {
+    const PoolShape p = resolve_pool(window_, in.at(0).dims, name_);
+    check(p.in_spatial.size() == 2, name_ + ": the OpenCL MaxPool takes 2 spatial axes");
+    const ResolvedWindow& w = p.window;
+    out_ = {DType::Int8, p.out_dims};
+    geometry_ = device_->upload(Tensor::from_vector<int32_t>(
+        {12}, {int32_t(p.in_spatial[0]), int32_t(p.in_spatial[1]), int32_t(w.output[0]), int32_t(w.output[1]), int32_t(w.kernel[0]),
+               int32_t(w.kernel[1]), int32_t(w.strides[0]), int32_t(w.strides[1]), int32_t(w.dilations[0]), int32_t(w.dilations[1]),
+               int32_t(w.pad_begin[0]), int32_t(w.pad_begin[1])}));
+    return {{out_}, 0};
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const cl_kernel k = device_->kernel("max_pool_int8");
+    set_args(k, *in[0], out[0], geometry_);
+    device_->launch(k, {size_t(out_.dims[2] * out_.dims[3]), size_t(out_.dims[0] * out_.dims[1])});
+  }
+
+ private:
+  std::shared_ptr<OpenClDevice> device_;
+  Window window_;
+  std::string name_;
+  TensorDesc out_;
+  Tensor geometry_;
+};
+
+// Reshape, Flatten, Squeeze, Unsqueeze and Identity: the output is the input's buffer with other
+// dims. The CPU op, run once per input shape on a zero tensor, gives those dims.
+class ClView final : public PreparedNode {
+ public:
+  explicit ClView(const NodeView& view) : op_(find_op(view.node.op_type)->create(view.node, view.op_context())), constants_(view.constants) {}
+
+  Reshaped reshape(const std::vector<TensorDesc>& in) override {
+    const Tensor probe(in.at(0).dtype, in.at(0).dims);
+    Inputs args = {&probe};
+    for (size_t i = 1; i < constants_.size(); ++i) args.push_back(constants_[i]);
+    dims_ = op_->run(args).at(0).dims();
+    return {{TensorDesc{in[0].dtype, dims_}}, 0};
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override { out[0] = in[0]->reshaped(dims_); }
+
+ private:
+  std::unique_ptr<Op> op_;
+  std::vector<const Tensor*> constants_;
+  Dims dims_;
+};
+
+bool is_view_op(const std::string& op) {
+  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity";
+}
+
+// The ops of the default domain the device runs on int8 (the carriers a plan leaves between fused
+// ops), or why not.
+Support carrier_support(const NodeView& view) {
+  const Node& n = view.node;
+  if (n.op_type != "MaxPool" && !is_view_op(n.op_type)) return Support::no();
+  if (view.input_type(0) != DType::Int8) return Support::no("runs " + n.op_type + " on int8 only");
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (view.has_input(i) && !view.constant(i)) return Support::no("input " + std::to_string(i) + " is not constant");
+  if (n.op_type == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty()) return Support::no("MaxPool's Indices output");
+  if (n.op_type == "MaxPool" && n.attr_ints("kernel_shape").size() != 2) return Support::no("the OpenCL MaxPool takes 2 spatial axes");
+  return Support::yes();
+}
+
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(std::shared_ptr<OpenClDevice> device) : device_(std::move(device)), name_("opencl") {}
@@ -194,6 +267,7 @@ class OpenClBackend final : public Backend {
 
   Support supports(const NodeView& view) const override {
     const Node& n = view.node;
+    if (n.domain.empty()) return carrier_support(view);
     if (n.domain != kInt8Domain) return Support::no();
     if (n.op_type != "QConv" && n.op_type != "QConvTranspose" && n.op_type != "QGemm" && n.op_type != "QAdd" && n.op_type != "QConcat")
       return Support::no("no OpenCL kernel for " + n.op_type + " yet");
@@ -205,6 +279,8 @@ class OpenClBackend final : public Backend {
   }
 
   std::unique_ptr<PreparedNode> create(const NodeView& view) const override {
+    if (view.node.op_type == "MaxPool") return std::make_unique<ClMaxPool>(device_, view);
+    if (is_view_op(view.node.op_type)) return std::make_unique<ClView>(view);
     if (view.node.op_type == "QAdd") return std::make_unique<ClAdd>(device_, view);
     if (view.node.op_type == "QConcat") return std::make_unique<ClConcat>(device_, view);
     return std::make_unique<ClWeighted>(device_, view);

@@ -15,7 +15,7 @@ class AveragePool final : public Op {
 
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = float_input(in, 0, "AveragePool", "X");
-    const PoolShape p = resolve_pool(window_, x, name_);
+    const PoolShape p = resolve_pool(window_, x.dims(), name_);
     if (p.in_spatial.size() == 2) return {pool_2d(x, p)};
     const ConvGeometry geo(p.window, p.in_spatial, /*with_offsets=*/true);
     const std::vector<int64_t> padded = include_pad_ ? padded_window_counts(p.window, p.in_spatial) : std::vector<int64_t>{};

@@ -19,7 +19,7 @@ class MaxPool final : public Op {
     const Tensor& x = required_input(in, 0, "MaxPool", "X");
     check(x.dtype() == DType::Float32 || x.dtype() == DType::Uint8 || x.dtype() == DType::Int8,
           name_ + ": input type " + std::string(dtype_name(x.dtype())) + " is not supported");
-    const PoolShape p = resolve_pool(window_, x, name_);
+    const PoolShape p = resolve_pool(window_, x.dims(), name_);
     if (p.in_spatial.size() == 2 && outputs_ == 1 && x.dtype() == DType::Float32) return {pool_2d(x, p)};
     const ConvGeometry geo(p.window, p.in_spatial, /*with_offsets=*/true);
     Tensor y(x.dtype(), p.out_dims);

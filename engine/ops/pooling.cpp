@@ -4,11 +4,11 @@
 
 namespace q8 {
 
-PoolShape resolve_pool(const Window& w, const Tensor& x, const std::string& name) {
-  check(x.rank() >= 3, name + ": input of shape " + dims_to_string(x.dims()) + " has no spatial dimensions");
+PoolShape resolve_pool(const Window& w, const Dims& x, const std::string& name) {
+  check(x.size() >= 3, name + ": input of shape " + dims_to_string(x) + " has no spatial dimensions");
   check(!w.kernel.empty(), name + ": attribute 'kernel_shape' is required");
   PoolShape p;
-  p.in_spatial.assign(x.dims().begin() + 2, x.dims().end());
+  p.in_spatial.assign(x.begin() + 2, x.end());
   check(w.kernel.size() == p.in_spatial.size(), name + ": kernel_shape has " + std::to_string(w.kernel.size()) +
                                                     " values for " + std::to_string(p.in_spatial.size()) + " spatial dimensions");
   // As ONNX Runtime requires: a window could otherwise lie wholly in the padding.
@@ -18,7 +18,7 @@ PoolShape resolve_pool(const Window& w, const Tensor& x, const std::string& name
                                               " is not smaller than kernel_shape[" + std::to_string(i % rank) +
                                               "] = " + std::to_string(w.kernel[i % rank]));
   p.window = resolve_window(w, p.in_spatial, w.kernel, name);
-  p.out_dims = {x.dim(0), x.dim(1)};
+  p.out_dims = {x[0], x[1]};
   p.out_dims.insert(p.out_dims.end(), p.window.output.begin(), p.window.output.end());
   return p;
 }

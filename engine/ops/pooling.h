@@ -20,7 +20,7 @@ struct PoolShape {
 };
 
 // Resolves a pooling window over X ([N, C, spatial…]); kernel_shape is required.
-PoolShape resolve_pool(const Window& w, const Tensor& x, const std::string& name);
+PoolShape resolve_pool(const Window& w, const Dims& x, const std::string& name);
 
 // Number of window positions of output o that lie inside the input extended by its pads
 // (what count_include_pad divides by).

@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <tuple>
 #include <random>
 #include <sstream>
 
+#include "engine/cpu/cpu_backend.h"
 #include "engine/plan/reference/backend.h"
 #if Q8_WITH_OPENCL
 #include "engine/opencl/device.h"
@@ -372,6 +375,57 @@ TEST(Int8Harness, AddAndConcatMatchTheFormulaOnEveryBackend) {
           ASSERT_EQ(y.data<int8_t>()[(s * 7 + c) * 5 + e], want) << backend->name() << ": QConcat at " << s << "," << c << "," << e;
         }
   }
+}
+
+// The int8 carriers a plan leaves between fused ops (MaxPool, and the view ops) give the CPU
+// op's bits on every device backend, each of which must take them all.
+TEST(Int8Harness, CarriersOnInt8MatchTheCpuOps) {
+  std::mt19937 rng(5);
+  struct PoolCase {
+    Dims x;
+    std::vector<int64_t> kernel, strides, pads, dilations;
+    int64_t ceil = 0;
+  };
+  const std::vector<PoolCase> pools = {{{1, 3, 7, 9}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}},
+                                       {{2, 5, 13, 13}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+                                       {{1, 4, 17, 31}, {3, 2}, {1, 3}, {1, 0, 2, 1}, {2, 1}},
+                                       {{1, 2, 8, 8}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1}};
+  int ran = 0;
+  for (const PoolCase& c : pools) {
+    const Tensor x = random_int8(c.x, rng);
+    Node pool;
+    pool.op_type = "MaxPool", pool.name = "pool", pool.inputs = {"x"}, pool.outputs = {"y"};
+    pool.attributes = {{"kernel_shape", Attribute::of_ints(c.kernel)}, {"strides", Attribute::of_ints(c.strides)},
+                       {"pads", Attribute::of_ints(c.pads)}, {"dilations", Attribute::of_ints(c.dilations)},
+                       {"ceil_mode", Attribute::of_int(c.ceil)}};
+    const Tensor want = run_node(cpu_backend(), pool, {&x}, {false});
+    for (const Backend* backend : int8_backends()) {
+      if (backend == &int8_reference_backend()) continue;  // the reference runs q8 ops only
+      const Tensor got = run_node(*backend, pool, {&x}, {false});
+      ASSERT_EQ(got.dims(), want.dims()) << backend->name() << ": MaxPool " << dims_to_string(c.x);
+      ASSERT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0) << backend->name() << ": MaxPool " << dims_to_string(c.x);
+      ++ran;
+    }
+  }
+  const Tensor x = random_int8({2, 3, 4, 5}, rng);
+  const Tensor shape = Tensor::from_vector<int64_t>({2}, {0, -1});
+  Node reshape;
+  reshape.op_type = "Reshape", reshape.name = "reshape", reshape.inputs = {"x", "shape"}, reshape.outputs = {"y"};
+  Node flatten;
+  flatten.op_type = "Flatten", flatten.name = "flatten", flatten.inputs = {"x"}, flatten.outputs = {"y"};
+  flatten.attributes["axis"] = Attribute::of_int(2);
+  for (const auto& [node, in, constant] : {std::tuple{reshape, Inputs{&x, &shape}, std::vector<bool>{false, true}},
+                                           std::tuple{flatten, Inputs{&x}, std::vector<bool>{false}}}) {
+    const Tensor want = run_node(cpu_backend(), node, in, constant);
+    for (const Backend* backend : int8_backends()) {
+      if (backend == &int8_reference_backend()) continue;
+      const Tensor got = run_node(*backend, node, in, constant);
+      ASSERT_EQ(got.dims(), want.dims()) << backend->name() << ": " << node.op_type;
+      ASSERT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0) << backend->name() << ": " << node.op_type;
+      ++ran;
+    }
+  }
+  EXPECT_EQ(ran, 6 * int(int8_backends().size() - 1));
 }
 
 }  // namespace
