@@ -4,6 +4,7 @@
 
 #include "engine/ir/error.h"
 #include "engine/opencl/kernel_sources.h"
+#include "engine/opencl/program_cache.h"
 
 namespace q8 {
 
@@ -111,21 +112,12 @@ OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceC
   cl_check(status, "creating an OpenCL context on " + caps_.name);
   queue_ = clCreateCommandQueue(context_, device_, 0, &status);
   cl_check(status, "creating an OpenCL queue on " + caps_.name);
-  const std::string source = program_source();
-  const char* text = source.c_str();
-  const size_t length = source.size();
-  program_ = clCreateProgramWithSource(context_, 1, &text, &length, &status);
-  cl_check(status, "creating the q8 OpenCL program");
   // IEEE arithmetic: no -cl-fast-relaxed-math, no -cl-mad-enable (docs/opencl.md).
-  const std::string options = "-cl-std=CL1.2";
-  status = clBuildProgram(program_, 1, &device_, options.c_str(), nullptr, nullptr);
-  if (status != CL_SUCCESS) {
-    size_t size = 0;
-    clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-    std::string log(size, '\0');
-    clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    std::replace(log.begin(), log.end(), '\n', ' ');
-    throw Error("building the q8 OpenCL kernels for " + caps_.name + ": " + cl_status_name(status) + "; build log: " + log.c_str());
+  const std::string identity = caps_.platform + '\0' + caps_.name + '\0' + caps_.vendor + '\0' + caps_.driver + '\0' + caps_.version;
+  try {
+    program_ = build_program(context_, device_, program_source(), "-cl-std=CL1.2", identity, opencl_cache_dir()).program;
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (device " + caps_.name + ")");
   }
 }
 
