@@ -5,6 +5,7 @@
 #include "engine/ir/error.h"
 #include "engine/opencl/kernel_sources.h"
 #include "engine/opencl/program_cache.h"
+#include "engine/opencl/select.h"
 
 namespace q8 {
 
@@ -115,7 +116,7 @@ OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceC
   // IEEE arithmetic: no -cl-fast-relaxed-math, no -cl-mad-enable (docs/opencl.md).
   const std::string identity = caps_.platform + '\0' + caps_.name + '\0' + caps_.vendor + '\0' + caps_.driver + '\0' + caps_.version;
   try {
-    program_ = build_program(context_, device_, program_source(), "-cl-std=CL1.2", identity, opencl_cache_dir()).program;
+    program_ = build_program(context_, device_, program_source(), "-cl-std=CL1.2" + program_defines(caps_), identity, opencl_cache_dir()).program;
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + " (device " + caps_.name + ")");
   }

@@ -6,6 +6,7 @@
 #include "engine/ops/pooling.h"
 #include "engine/ops/window.h"
 #include "engine/opencl/args.h"
+#include "engine/opencl/select.h"
 #include "engine/plan/reference/backend.h"
 
 namespace q8 {
@@ -14,6 +15,14 @@ namespace {
 
 // The epilogue modes of kernels/requantize.cl.
 constexpr int kInt8Out = 0, kInt8OutResidual = 1, kFloatOut = 2;
+
+// A 2-D int8 tensor transposed.
+Tensor transposed(const Tensor& w) {
+  Tensor t(DType::Int8, {w.dim(1), w.dim(0)});
+  for (int64_t i = 0; i < w.dim(0); ++i)
+    for (int64_t j = 0; j < w.dim(1); ++j) t.data<int8_t>()[j * w.dim(0) + i] = w.data<int8_t>()[i * w.dim(1) + j];
+  return t;
+}
 
 // What every OpenCL node shares: its device, and the reference op that gives its output shapes,
 // so shapes and their checks are written once.
@@ -44,16 +53,22 @@ class ClWeighted final : public ClNode {
  public:
   ClWeighted(std::shared_ptr<OpenClDevice> device, const NodeView& view) : ClNode(std::move(device), view) {
     const Node& n = view.node;
+    const Tensor& w = *view.constant(1);
     kernel_ = n.op_type == "QConv" ? "qconv" : n.op_type == "QConvTranspose" ? "qconv_transpose" : "qgemm";
-    w_ = device_->upload(*view.constant(1));
+    trans_b_ = int(n.attr_int("transB", 0));
+    if (kernel_ == "qgemm") {
+      const int64_t k = trans_b_ ? w.dim(1) : w.dim(0), cols = trans_b_ ? w.dim(0) : w.dim(1);
+      kernel_ = select_gemm(k, cols, device_->caps());
+    }
+    // The dp4a variant reads w as [N, K]: packed once here.
+    w_ = device_->upload(kernel_ == "qgemm_dp4a" && !trans_b_ ? transposed(w) : w);
     bias_ = device_->upload(*view.constant(2));
     scale_ = device_->upload(*view.constant(3));
     float_out_ = view.constant(2)->dtype() == DType::Float32;
-    trans_b_ = int(n.attr_int("transB", 0));
     group_ = int(n.attr_int("group", 1));
     r_scale_ = n.attr_float("residual_scale", 0.0f);
     lo_ = int(n.attr_int("lo", -128)), hi_ = int(n.attr_int("hi", 127));
-    if (kernel_ != "qgemm") window_ = Window::from_node(n);
+    if (kernel_ == "qconv" || kernel_ == "qconv_transpose") window_ = Window::from_node(n);
     output_padding_ = n.attr_ints("output_padding");
     output_shape_ = n.attr_ints("output_shape");
     w_dims_ = view.constant(1)->dims();
@@ -65,7 +80,7 @@ class ClWeighted final : public ClNode {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const int mode = float_out_ ? kFloatOut : residual ? kInt8OutResidual : kInt8Out;
     const Tensor& r = residual ? *residual : bias_;  // never read unless mode says so
-    if (kernel_ != "qgemm") {
+    if (kernel_ == "qconv" || kernel_ == "qconv_transpose") {
       const int c = int(x.dim(1)), m = int(out_.dims[1]);
       const cl_kernel k = device_->kernel(kernel_);
       set_args(k, x, w_, c, m, group_, geometry_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
@@ -75,14 +90,15 @@ class ClWeighted final : public ClNode {
     }
     const int k_dim = int(x.dim(x.rank() - 1)), n = int(out_.dims.back());
     const int rows = int(numel(out_.dims) / std::max(n, 1));
-    const cl_kernel k = device_->kernel("qgemm");
-    set_args(k, x, w_, rows, k_dim, n, trans_b_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+    const cl_kernel k = device_->kernel(kernel_);
+    if (kernel_ == "qgemm_dp4a") set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+    else set_args(k, x, w_, rows, k_dim, n, trans_b_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     device_->launch(k, {size_t(n), size_t(rows)});
   }
 
  private:
   void prepare(const std::vector<TensorDesc>& inputs) override {
-    if (kernel_ == "qgemm") return;
+    if (kernel_ != "qconv" && kernel_ != "qconv_transpose") return;
     // in[3], out[3], kernel[3], strides[3], dilations[3], pads_begin[3], leading axes padded.
     const Dims in_spatial(inputs[0].dims.begin() + 2, inputs[0].dims.end());
     const std::vector<int64_t> taps(w_dims_.begin() + 2, w_dims_.end());

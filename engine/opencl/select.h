@@ -1,0 +1,20 @@
+// Which kernel variant runs an op on a device: a pure function of the shape and the device's
+// capabilities (unit-tested), so a plan's choices can be reasoned about and recorded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/opencl/device.h"
+
+namespace q8 {
+
+// The build options of the q8 program on a device: -DQ8_NVIDIA_PTX=1 on NVIDIA, whose OpenCL
+// takes inline PTX; nothing else there, nothing at all elsewhere.
+std::string program_defines(const DeviceCaps& caps);
+
+// QGemm: "qgemm_dp4a" on NVIDIA when K holds at least one group of four (w packed [N, K]),
+// else "qgemm" (portable).
+std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps);
+
+}  // namespace q8

@@ -1,0 +1,35 @@
+// select: which variant runs where. PTX variants only on NVIDIA, and only when the shape has work
+// for them; everything else takes the portable kernels.
+#include "engine/opencl/select.h"
+
+#include <gtest/gtest.h>
+
+namespace q8 {
+namespace {
+
+DeviceCaps pocl() {
+  DeviceCaps c;
+  c.platform = "Portable Computing Language", c.vendor = "AuthenticAMD", c.nvidia = false;
+  return c;
+}
+
+DeviceCaps nvidia() {
+  DeviceCaps c;
+  c.platform = "NVIDIA CUDA", c.vendor = "NVIDIA Corporation", c.nvidia = true;
+  return c;
+}
+
+TEST(Select, PtxOnlyOnNvidia) {
+  EXPECT_EQ(program_defines(pocl()), "");
+  EXPECT_EQ(program_defines(nvidia()), " -DQ8_NVIDIA_PTX=1");
+  for (int64_t k : {1, 3, 4, 5, 127, 4096}) EXPECT_EQ(select_gemm(k, 64, pocl()), "qgemm") << k;
+}
+
+TEST(Select, Dp4aWhereKHoldsAGroupOfFour) {
+  EXPECT_EQ(select_gemm(3, 64, nvidia()), "qgemm");
+  EXPECT_EQ(select_gemm(4, 64, nvidia()), "qgemm_dp4a");
+  EXPECT_EQ(select_gemm(1027, 1, nvidia()), "qgemm_dp4a");
+}
+
+}  // namespace
+}  // namespace q8
