@@ -11,21 +11,18 @@ namespace q8 {
 
 namespace {
 
-std::string platform_info(cl_platform_id p, cl_platform_info what) {
+// A string property through clGetPlatformInfo or clGetDeviceInfo; "" when the query fails.
+template <typename Handle, typename Info>
+std::string info_string(cl_int (*get)(Handle, Info, size_t, void*, size_t*), Handle h, Info what) {
   size_t size = 0;
-  if (clGetPlatformInfo(p, what, 0, nullptr, &size) != CL_SUCCESS) return "";
+  if (get(h, what, 0, nullptr, &size) != CL_SUCCESS) return "";
   std::string s(size, '\0');
-  clGetPlatformInfo(p, what, size, s.data(), nullptr);
+  get(h, what, size, s.data(), nullptr);
   return s.c_str();
 }
 
-std::string device_info(cl_device_id d, cl_device_info what) {
-  size_t size = 0;
-  if (clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS) return "";
-  std::string s(size, '\0');
-  clGetDeviceInfo(d, what, size, s.data(), nullptr);
-  return s.c_str();
-}
+std::string platform_info(cl_platform_id p, cl_platform_info what) { return info_string(clGetPlatformInfo, p, what); }
+std::string device_info(cl_device_id d, cl_device_info what) { return info_string(clGetDeviceInfo, d, what); }
 
 template <typename T>
 T device_value(cl_device_id d, cl_device_info what) {
