@@ -204,10 +204,16 @@ def main():
                                                              "/proc/q8/q.onnx"], "/proc/q8/q.onnx: cannot write"),
         ("calibrate: unknown method", ["calibrate", FASHION, "--data", p["images"], "--method", "kl", "--cache",
                                        os.path.join(out, "c")], "--method kl: unknown method (methods: max, percentile, entropy, mse)"),
+        ("run: a device name that is not one", ["run", FASHION, "--device", "gpu", "--output-dir", out],
+         "expected cpu, opencl or opencl:N, got 'gpu'"),
+        ("run: an OpenCL device that does not exist", ["run", FASHION, "--device", "opencl:7", "--output-dir", out],
+         "OpenCL device 7 does not exist"),
+        ("run: no OpenCL platform at all", ["run", FASHION, "--device", "opencl", "--output-dir", out],
+         "no OpenCL platform or device found", {"OCL_ICD_VENDORS": os.path.join(work, "no-vendors")}),
     ]
     tally = Tally()
-    for what, args, text in cases:
-        proc = subprocess.run([q8] + args, capture_output=True, text=True)
+    for what, args, text, *env in cases:
+        proc = subprocess.run([q8] + args, capture_output=True, text=True, env=dict(os.environ, **(env[0] if env else {})))
         lines = [l for l in proc.stderr.splitlines() if l.strip()]
         problems = []
         if proc.returncode <= 0:
