@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (threads > 0) set_compute_threads(threads);
+    else use_threads_beside_a_reader();
     const Graph graph = load_model(model);
     Preprocessing pre;
     BatchStreamOptions options;

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 
 #include "engine/cpu/threads.h"
@@ -12,6 +13,13 @@ namespace q8 {
 int compute_threads() { return omp_get_max_threads(); }
 
 void set_compute_threads(int threads) { omp_set_num_threads(std::max(1, threads)); }
+
+void use_threads_beside_a_reader() {
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  const int cores = omp_get_num_procs();
+  if ((env && *env) || cores <= 2) return;
+  set_compute_threads(cores - 1);
+}
 
 bool inside_parallel() { return omp_in_parallel() != 0; }
 

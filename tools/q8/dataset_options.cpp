@@ -22,6 +22,7 @@ std::vector<double> parse_list(const std::string& text, const char* flag) {
 
 void DatasetOptions::resolve() {
   if (threads > 0) set_compute_threads(threads);
+  else use_threads_beside_a_reader();
   if (!preprocess_json.empty()) pre.merge_json(preprocess_json);
   if (!size.empty()) {
     const size_t x = size.find('x');
