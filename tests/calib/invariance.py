@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Calibration results do not depend on batching, order or sharding, and runs resume exactly.
 
-    invariance.py Q8_BINARY WORK_DIR
+    invariance.py Q8_BINARY WORK_DIR [METHODS]
+
+METHODS (comma-separated) defaults to every method; the sanitizer build passes max,entropy (the
+other methods read the same histograms, and the release build checks all four).
 
 On the shipped Fashion-MNIST model and 256 training images (written as two .npy shards of raw
 8-bit pixels, so q8's preprocessing applies), for every method:
@@ -50,6 +53,7 @@ def calibrate(q8, data, out, *extra):
 
 def main():
     q8, work = sys.argv[1], sys.argv[2]
+    methods = sys.argv[3].split(",") if len(sys.argv) > 3 else ["max", "percentile", "entropy", "mse"]
     shutil.rmtree(work, ignore_errors=True)
     images = read_images(256)
     dirs = {name: os.path.join(work, name) for name in ["all", "a", "b"]}
@@ -64,7 +68,7 @@ def main():
     def report(name, ok, detail=""):
         tally.check(name, "" if ok else detail or "failed")
 
-    for method in ["max", "percentile", "entropy", "mse"]:
+    for method in methods:
         m = ["--method", method]
         base_cache, base_json = calibrate(q8, dirs["all"], os.path.join(work, f"{method}_b32"), *m, "--batch-size", "32")
         # Every cache line decodes to the JSON's scale, the float32 bits of max(amax, 2^-24) / 127.
