@@ -53,7 +53,7 @@ def calibrate(q8, data, out, *extra):
 
 def main():
     q8, work = sys.argv[1], sys.argv[2]
-    methods = sys.argv[3].split(",") if len(sys.argv) > 3 else ["max", "percentile", "entropy", "mse"]
+    methods = sys.argv[3].split(",") if len(sys.argv) > 3 and sys.argv[3] else ["max", "percentile", "entropy", "mse"]
     shutil.rmtree(work, ignore_errors=True)
     images = read_images(256)
     dirs = {name: os.path.join(work, name) for name in ["all", "a", "b"]}
