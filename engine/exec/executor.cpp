@@ -230,7 +230,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
       const bool executor_owned = on_host && k < reshaped_[i].outputs.size() && reshaped_[i].outputs[k];
       // An op that allocates its own outputs may return a view of its input (Reshape): one that
       // lies in the arena is copied out, since the arena's bytes are reused.
-      if (!executor_owned && arena_ && outputs[k].lies_in(arena_->bytes.raw(), arena_->size)) outputs[k] = outputs[k].clone();
+      if (!executor_owned && arena_ && outputs[k].lies_in(arena_->bytes.raw(), arena_->bytes.nbytes())) outputs[k] = outputs[k].clone();
       owned[i].push_back(executor_owned ? int64_t(outputs[k].nbytes()) : -1);
     }
     live_values_ = values.size() - graph_.initializers.size() + outputs.size();
@@ -287,7 +287,6 @@ void Executor::plan_arena(const std::vector<TensorDesc>& input_descs, const std:
   for (size_t i = 0; i < graph_.nodes.size(); ++i) a.offsets[i].assign(graph_.nodes[i].outputs.size(), -1);
   for (size_t b = 0; b < buffers.size(); ++b) a.offsets[slots[b].first][slots[b].second] = memory_.arena.offsets[b];
   a.bytes = Tensor::uninitialized(DType::Int8, {memory_.arena.arena_bytes});
-  a.size = size_t(memory_.arena.arena_bytes);
   arena_ = std::move(a);
 }
 

@@ -86,7 +86,6 @@ class Executor {
     std::vector<TensorDesc> input_descs;        // the graph input shapes it is for
     std::vector<std::vector<int64_t>> offsets;  // per node, per output: its offset, or -1
     Tensor bytes;
-    size_t size = 0;
   };
 
   void check_inputs(const TensorMap& inputs) const;

@@ -48,7 +48,7 @@ class OpenClDevice {
   Tensor allocate(DType dtype, const Dims& dims);
   Tensor upload(const Tensor& host);
   Tensor download(const Tensor& on_device);
-  // Runs kernel over global (rounded up to local when given), in order on the queue.
+  // Enqueues kernel over the global range (each axis at least 1), in order on the queue.
   void launch(cl_kernel kernel, std::vector<size_t> global);
   void finish();
 
