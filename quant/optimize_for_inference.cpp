@@ -69,11 +69,12 @@ bool fuse_conv(Graph& g, size_t i) {
 std::string InferenceOptimization::summary() const {
   if (int8_graph) return "graph optimization: none (the graph holds the INT8 engine's fused ops)";
   return "graph optimization: " + std::to_string(fold.folded.size()) + " BatchNormalization folded, " + std::to_string(fused_convs) +
-         " Conv fused with Add/activation (FusedConv)";
+         " Conv fused with Add/activation (FusedConv)" + (layout_pass ? ", " + layout.summary() : std::string());
 }
 
-InferenceOptimization optimize_for_inference(Graph& g) {
+InferenceOptimization optimize_for_inference(Graph& g, GraphOptimizationLevel level) {
   InferenceOptimization result;
+  result.layout_pass = level == GraphOptimizationLevel::All;
   result.int8_graph = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
   if (result.int8_graph) return result;
   result.fold = fold_batch_norm(g);
@@ -84,6 +85,7 @@ InferenceOptimization optimize_for_inference(Graph& g) {
   }
   const bool imported = std::any_of(g.opsets.begin(), g.opsets.end(), [](const OpsetImport& o) { return o.domain == kMicrosoftDomain; });
   if (result.fused_convs > 0 && !imported) g.opsets.push_back({kMicrosoftDomain, 1});
+  if (result.layout_pass) result.layout = assign_channels_last(g);
   return result;
 }
 

@@ -2,23 +2,31 @@
 // q8 bench (never for calibration, which observes every tensor of the model as written):
 // BatchNormalization folded into the Conv, ConvTranspose, Gemm or MatMul before it
 // (fold_batch_norm), then Conv [→ Add(·, Z)] [→ Relu | Clip] fused into one com.microsoft
-// FusedConv, whose epilogue oneDNN runs inside the convolution (engine/ops/conv.cpp).
+// FusedConv, whose epilogue oneDNN runs inside the convolution (engine/ops/conv.cpp) ("extended",
+// as ONNX Runtime's level); then at level "all" the layout pass (quant/channels_last_layout.h).
 #pragma once
 
+#include "quant/channels_last_layout.h"
 #include "quant/fold_batch_norm.h"
 
 namespace q8 {
 
+// ONNX Runtime's names: extended = folds and fusions; all = those and layout.
+enum class GraphOptimizationLevel { Extended, All };
+
 struct InferenceOptimization {
   FoldReport fold;
   int fused_convs = 0;
+  bool layout_pass = false;
+  LayoutReport layout;
   bool int8_graph = false;  // a graph of the INT8 engine, left as it is
 
-  // "graph optimization: 4 BatchNormalization folded, 3 Conv fused with Add/activation"
+  // "graph optimization: 4 BatchNormalization folded, 3 Conv fused with Add/activation (FusedConv),
+  // 12 nodes channels-last, 2 Transpose"
   std::string summary() const;
 };
 
 // A graph holding the INT8 engine's fused ops (a plan, or a lowered QDQ model) is left as it is.
-InferenceOptimization optimize_for_inference(Graph& graph);
+InferenceOptimization optimize_for_inference(Graph& graph, GraphOptimizationLevel level = GraphOptimizationLevel::All);
 
 }  // namespace q8

@@ -72,7 +72,7 @@ struct ConvPrimitive::Impl {
   memory::desc plain_src, plain_dst, src, dst, weights, user_weights, bias;
   memory packed_weights, bias_memory;
   size_t scratchpad_bytes = 0;
-  bool single_in = false, single_out = false;  // one input / output channel
+  bool single_in = false, single_out = false;  // x / y needs no reorder: one channel, or channels-last
   bool sum = false;                             // the epilogue adds z, which dst holds beforehand
 
   void run_sample(const float* x, const float* z, float* y) const {
@@ -83,6 +83,7 @@ struct ConvPrimitive::Impl {
     const dnnl::engine& eng = cpu_engine();
     dnnl::stream& stream = thread_stream();
     // One channel: NCHW and channels-last hold the same bytes, so that side needs no reorder.
+    // Nor does a channels-last side.
     memory src_m(src, eng, single_in ? const_cast<float*>(x) : s.src.data());
     memory dst_m(dst, eng, single_out ? y : s.dst.data());
     memory pad(conv_scratchpad_desc(), eng, s.pad.data());
@@ -163,8 +164,8 @@ std::unique_ptr<ConvPrimitive> ConvPrimitive::create(const ConvShape& s) {
       impl->conv = dnnl::convolution_forward(pd);
     }
     impl->scratchpad_bytes = impl->scratchpad.get_size();
-    impl->single_in = s.channels_in == 1;
-    impl->single_out = s.channels_out == 1;
+    impl->single_in = s.channels_in == 1 || s.channels_last;
+    impl->single_out = s.channels_out == 1 || s.channels_last;
     impl->to_channels_last = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->plain_src, eng, impl->src));
     impl->to_plain = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->dst, eng, impl->plain_dst));
     impl->sum = s.epilogue.sum;
@@ -217,7 +218,7 @@ ConvPrimitiveCache::~ConvPrimitiveCache() = default;
 
 namespace {
 bool same_shape(const ConvShape& a, const ConvShape& b) {
-  return a.transposed == b.transposed && a.epilogue == b.epilogue && a.channels_in == b.channels_in && a.channels_out == b.channels_out &&
+  return a.transposed == b.transposed && a.channels_last == b.channels_last && a.epilogue == b.epilogue && a.channels_in == b.channels_in && a.channels_out == b.channels_out &&
          a.group == b.group && a.in_spatial == b.in_spatial && a.out_spatial == b.out_spatial && a.kernel == b.kernel &&
          a.strides == b.strides && a.dilations == b.dilations && a.pad_begin == b.pad_begin && a.pad_end == b.pad_end;
 }

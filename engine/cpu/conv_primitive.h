@@ -1,7 +1,8 @@
 // Conv and ConvTranspose through oneDNN. Each primitive is made for one sample (minibatch 1)
 // and run once per sample, so a sample's arithmetic never depends on the batch it rides in
-// (docs/cpu.md). Activations stay NCHW in q8; each sample is reordered to channels-last, where
-// oneDNN's fastest kernels run, and back, while it is still in cache.
+// (docs/cpu.md). oneDNN's fastest kernels read and write channels-last: a channels-first sample
+// is reordered to channels-last and back while it is still in cache; a channels-last one (the
+// com.ms.internal.nhwc ops) is read and written where it lies.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,7 @@ struct ConvEpilogue {
 
 struct ConvShape {
   bool transposed = false;
+  bool channels_last = false;  // x, z and y are [N, S…, C] rather than [N, C, S…]
   ConvEpilogue epilogue;
   int64_t channels_in = 0, channels_out = 0, group = 1;
   Dims in_spatial, out_spatial;
@@ -41,7 +43,7 @@ class ConvPrimitive {
   // Reorders W (ONNX layout: Conv [M, C/g, k…], ConvTranspose [C, M/g, k…]) into the layout the
   // primitive reads; bias may be null.
   void set_weights(const float* w, const float* bias);
-  // y[s] = conv(x[s]) for each of `samples` NCHW samples, then the epilogue (z: NCHW like y, read
+  // y[s] = conv(x[s]) for each of `samples` samples, then the epilogue (z: laid out like y, read
   // when the epilogue sums).
   void run(const float* x, const float* z, float* y, int64_t samples) const;
 

@@ -5,12 +5,16 @@
 // FusedConv (domain com.microsoft, as ONNX Runtime names it) is the same with an epilogue:
 // Y = activation(Conv(X, W, B) + Z), Z optional (input 3), activation "Relu" or "Clip"
 // (activation_params [min, max]), computed inside oneDNN's primitive as post-ops.
+// Conv and FusedConv of domain com.ms.internal.nhwc are the same on channels-last X, Z and Y
+// (engine/ops/channels_last.h); W and B keep their ONNX layout.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include "engine/cpu/conv_primitive.h"
 #include "engine/cpu/gemm.h"
+#include "engine/ops/channels_last.h"
 #include "engine/ops/conv_common.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/window.h"
@@ -21,9 +25,9 @@ namespace {
 
 class Conv final : public Op {
  public:
-  Conv(const Node& node, const OpContext& ctx, bool fused)
+  Conv(const Node& node, const OpContext& ctx, bool fused, bool channels_last)
       : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), name_(node.describe()),
-        primitives_(ctx.input_is_constant(1) && (node.inputs.size() < 3 || ctx.input_is_constant(2))) {
+        channels_last_(channels_last), primitives_(ctx.input_is_constant(1) && (node.inputs.size() < 3 || ctx.input_is_constant(2))) {
     check(group_ >= 1, name_ + ": group must be >= 1");
     if (!fused) return;
     fused_ = true;
@@ -44,6 +48,16 @@ class Conv final : public Op {
   }
 
   std::vector<Tensor> run(const Inputs& in) const override {
+    if (channels_last_) {
+      std::optional<Tensor> y = run_channels_last(in);
+      if (y) return {std::move(*y)};
+      return run_channels_first([this](const Inputs& first) { return run_first(first); }, in, {0, 3});
+    }
+    return run_first(in);
+  }
+
+ private:
+  std::vector<Tensor> run_first(const Inputs& in) const {
     const Tensor* z = fused_ ? optional_input(in, 3) : nullptr;
     ConvEpilogue epilogue = epilogue_;
     if (!z) return {convolve(in, epilogue, nullptr)};
@@ -58,7 +72,41 @@ class Conv final : public Op {
     return {std::move(y)};
   }
 
- private:
+  // A channels-last convolution through oneDNN; nullopt when oneDNN cannot run it or Z
+  // broadcasts (run() then computes it channels-first, between two transposes).
+  std::optional<Tensor> run_channels_last(const Inputs& in) const {
+    const Tensor& x = float_input(in, 0, "Conv", "X");
+    const Tensor& w = float_input(in, 1, "Conv", "W");
+    const Tensor* b = optional_input(in, 2);
+    const Tensor* z = fused_ ? optional_input(in, 3) : nullptr;
+    check(x.rank() >= 3 && w.rank() == x.rank(),
+          name_ + ": X of shape " + dims_to_string(x.dims()) + " and W of shape " + dims_to_string(w.dims()) + " do not fit");
+    const int64_t n = x.dim(0), c = x.dims().back(), m = w.dim(0);
+    if (c % group_ != 0 || m % group_ != 0 || w.dim(1) * group_ != c) return std::nullopt;  // the error comes from there
+    check_bias(b, m, name_);
+    const Dims in_spatial(x.dims().begin() + 1, x.dims().end() - 1);
+    const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
+    if (!window_.kernel.empty() && window_.kernel != kernel) return std::nullopt;
+    const ResolvedWindow r = resolve_window(window_, in_spatial, kernel, name_);
+    Dims out_dims{n};
+    out_dims.insert(out_dims.end(), r.output.begin(), r.output.end());
+    out_dims.push_back(m);
+    ConvEpilogue epilogue = epilogue_;
+    if (z) {
+      check(z->dtype() == DType::Float32, name_ + ": Z must be float32");
+      if (z->dims() != out_dims) return std::nullopt;
+      epilogue.sum = true;
+    }
+    Tensor y = Tensor::uninitialized(DType::Float32, out_dims);
+    if (y.numel() == 0) return y;
+    ConvShape shape{false, true, epilogue, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, z ? z->data<float>() : nullptr,
+                         y.data<float>(), n))
+      return std::nullopt;
+    return y;
+  }
+
   // The convolution with its epilogue; an empty tensor when the epilogue sums a Z whose shape
   // is not the output's.
   Tensor convolve(const Inputs& in, const ConvEpilogue& epilogue, const Tensor* z) const {
@@ -79,7 +127,7 @@ class Conv final : public Op {
     if (epilogue.sum && z->dims() != out_dims) return Tensor();
     Tensor y = Tensor::uninitialized(DType::Float32, out_dims);  // both paths below write every element
     if (y.numel() == 0) return y;
-    const ConvShape shape{false, epilogue, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
+    const ConvShape shape{false, false, epilogue, c, m, group_, in_spatial, r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (primitives_.run(shape, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, z ? z->data<float>() : nullptr,
@@ -136,6 +184,7 @@ class Conv final : public Op {
   Window window_;
   int64_t group_;
   std::string name_;
+  bool channels_last_;
   bool fused_ = false;
   ConvEpilogue epilogue_;  // FusedConv's activation (its sum is decided per run)
   std::unique_ptr<Op> add_;
@@ -145,7 +194,11 @@ class Conv final : public Op {
 
 }  // namespace
 
-std::unique_ptr<Op> create_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx, false); }
-std::unique_ptr<Op> create_fused_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx, true); }
+std::unique_ptr<Op> create_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx, false, false); }
+std::unique_ptr<Op> create_fused_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx, true, false); }
+std::unique_ptr<Op> create_nhwc_conv(const Node& node, const OpContext& ctx) { return std::make_unique<Conv>(node, ctx, false, true); }
+std::unique_ptr<Op> create_nhwc_fused_conv(const Node& node, const OpContext& ctx) {
+  return std::make_unique<Conv>(node, ctx, true, true);
+}
 
 }  // namespace q8

@@ -8,6 +8,7 @@
 
 #include "engine/cpu/parallel.h"
 #include "engine/ops/broadcast.h"
+#include "engine/ops/channels_last.h"
 #include "engine/ops/conv_common.h"
 #include "engine/ops/op.h"
 
@@ -62,6 +63,46 @@ Tensor pool_2d(const Tensor& x, const PoolShape& p, Reduce&& reduce) {
           dst[oy * ow + ox] = reduce(t, oy * ow + ox);
         }
       }
+    }
+  });
+  return y;
+}
+
+// The same 2-D pool on channels-last X ([N, H, W, C]; p resolved on its channels-first dims):
+// every channel of an output position at once, out[c] = combine(out[c], tap[c]) over the same
+// taps in the same (row-major) order from `init`, then finish(out, C, taps, o) in place. Each
+// output element is the one pool_2d computes.
+template <typename Combine, typename Finish>
+Tensor pool_2d_channels_last(const Tensor& x, const PoolShape& p, float init, Combine&& combine, Finish&& finish) {
+  const ResolvedWindow& w = p.window;
+  const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1], c = x.dims().back();
+  Tensor y = Tensor::uninitialized(DType::Float32, channels_last_dims(p.out_dims));
+  const float* px = x.data<float>();
+  float* py = y.data<float>();
+  std::vector<std::pair<int64_t, int64_t>> columns(static_cast<size_t>(ow));  // each column's taps, found once
+  for (int64_t ox = 0; ox < ow; ++ox) columns[size_t(ox)] = taps_inside(ox * w.strides[1] - w.pad_begin[1], w.dilations[1], w.kernel[1], wd);
+  parallel_for(x.dim(0) * oh, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, ow * c)), [&](int64_t r0, int64_t r1) {
+    for (int64_t row = r0; row < r1; ++row) {
+      const int64_t oy = row % oh, y_begin = oy * w.strides[0] - w.pad_begin[0];
+      const float* plane = px + (row / oh) * h * wd * c;
+      const auto [ki0, ki1] = taps_inside(y_begin, w.dilations[0], w.kernel[0], h);
+      // Input rows one after another (a stream the prefetcher follows); each output element
+      // still takes its taps row by row, left to right.
+      float* out_row = py + row * ow * c;
+      std::fill(out_row, out_row + ow * c, init);
+      for (int64_t ki = ki0; ki < ki1; ++ki) {
+        const float* in_row = plane + (y_begin + ki * w.dilations[0]) * wd * c;
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          const int64_t x_begin = ox * w.strides[1] - w.pad_begin[1];
+          float* __restrict out = out_row + ox * c;
+          for (int64_t kj = columns[size_t(ox)].first; kj < columns[size_t(ox)].second; ++kj) {
+            const float* __restrict tap = in_row + (x_begin + kj * w.dilations[1]) * c;
+            for (int64_t ch = 0; ch < c; ++ch) out[ch] = combine(out[ch], tap[ch]);
+          }
+        }
+      }
+      for (int64_t ox = 0; ox < ow; ++ox)
+        finish(out_row + ox * c, c, (ki1 - ki0) * (columns[size_t(ox)].second - columns[size_t(ox)].first), oy * ow + ox);
     }
   });
   return y;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/ops/channels_last.h"
 #include "engine/ops/op.h"
 #include "engine/ops/strided_copy.h"
 
@@ -30,6 +31,17 @@ class Transpose final : public Op {
       seen[size_t(p)] = true;
       out_dims[i] = x.dim(size_t(p));
       strides[i] = in_strides[size_t(p)];
+    }
+    // Into and out of channels-last (the layout pass's transposes): per-sample tiled transposes.
+    if (x.rank() >= 3) {
+      std::vector<int64_t> normalized(perm.size()), into_last(x.rank()), into_first(x.rank());
+      for (size_t i = 0; i < perm.size(); ++i) normalized[i] = perm[i] < 0 ? perm[i] + int64_t(x.rank()) : perm[i];
+      std::iota(into_last.begin() + 1, into_last.end() - 1, 2);
+      into_last.back() = 1;
+      std::iota(into_first.begin() + 2, into_first.end(), 1);
+      into_first[1] = int64_t(x.rank()) - 1;
+      if (normalized == into_last) return {to_channels_last(x)};
+      if (normalized == into_first) return {to_channels_first(x)};
     }
     Tensor y(x.dtype(), out_dims);
     gather_strided(x, 0, strides, y);

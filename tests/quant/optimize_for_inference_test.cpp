@@ -1,7 +1,8 @@
 // optimize_for_inference: BatchNormalization folded, then Conv [→ Add(·, Z)] [→ Relu | Clip]
 // fused into com.microsoft FusedConv. The optimized graph computes what the original does (within
 // the rounding that BN folding moves), whichever Add operand the conv is, with Z produced after
-// the conv, with a Z that broadcasts, and per sample independently of the batch.
+// the conv, with a Z that broadcasts, and per sample independently of the batch, at level
+// "extended" and at "all" (which adds the layout pass, tests/quant/channels_last_layout_test.cpp).
 #include "quant/optimize_for_inference.h"
 
 #include <gtest/gtest.h>
@@ -55,7 +56,7 @@ Graph model() {
 
 TEST(OptimizeForInference, FoldsAndFusesWhatOnnxRuntimeWould) {
   Graph g = model();
-  const InferenceOptimization r = optimize_for_inference(g);
+  const InferenceOptimization r = optimize_for_inference(g, GraphOptimizationLevel::Extended);
   EXPECT_EQ(r.fold.folded.size(), 1u);
   EXPECT_EQ(r.fused_convs, 4);
   std::vector<std::string> ops;
@@ -69,9 +70,11 @@ TEST(OptimizeForInference, FoldsAndFusesWhatOnnxRuntimeWould) {
   EXPECT_TRUE(imported);
 }
 
-TEST(OptimizeForInference, TheOptimizedGraphComputesWhatTheModelDoes) {
+class OptimizeAtLevel : public testing::TestWithParam<GraphOptimizationLevel> {};
+
+TEST_P(OptimizeAtLevel, TheOptimizedGraphComputesWhatTheModelDoes) {
   Graph optimized = model();
-  optimize_for_inference(optimized);
+  optimize_for_inference(optimized, GetParam());
   Executor plain(model()), fused(optimized);
   const Tensor x = random_tensor({3, 4, 6, 6}, 7, -1.0f, 1.0f);
   const Tensor want = plain.run({{"x", x}}).at("y"), got = fused.run({{"x", x}}).at("y");
@@ -87,6 +90,11 @@ TEST(OptimizeForInference, TheOptimizedGraphComputesWhatTheModelDoes) {
       ASSERT_EQ(alone.data<float>()[i], got.data<float>()[s * alone.numel() + i]) << "sample " << s << " element " << i;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Levels, OptimizeAtLevel, testing::Values(GraphOptimizationLevel::Extended, GraphOptimizationLevel::All),
+                         [](const testing::TestParamInfo<GraphOptimizationLevel>& info) {
+                           return info.param == GraphOptimizationLevel::All ? "all" : "extended";
+                         });
 
 TEST(OptimizeForInference, LeavesGraphsOfTheInt8EngineAlone) {
   Graph g = model();

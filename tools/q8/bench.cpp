@@ -140,7 +140,8 @@ void bench(const BenchOptions& o) {
   Graph model = load_runnable(o.model, false);
   const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
   std::printf("shapes:     %s\n", describe_shapes(inputs).c_str());
-  if (o.graph_optimization == "all") std::printf("%s\n", optimize_for_inference(model).summary().c_str());
+  if (const auto level = graph_optimization_level(o.graph_optimization))
+    std::printf("%s\n", optimize_for_inference(model, *level).summary().c_str());
   const int top = o.profile ? 15 : 0;
   // A plan given as MODEL holds fused INT8 ops: label it by what it runs, without reading it again.
   const bool int8_model = std::any_of(model.nodes.begin(), model.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });

@@ -3,6 +3,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
+#include <string>
+
+#include "quant/optimize_for_inference.h"
+
 namespace q8::cli {
 
 void add_inspect_command(CLI::App& app);
@@ -13,12 +18,19 @@ void add_compare_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 
-// --graph-optimization disable|all for the commands that run a model (ONNX Runtime's levels):
-// "all" folds BatchNormalization and fuses Conv with its Add and activation before running.
+// --graph-optimization disable|extended|all for the commands that run a model (ONNX Runtime's
+// levels): "extended" folds BatchNormalization and fuses Conv with its Add and activation; "all"
+// also runs convolution regions channels-last (quant/optimize_for_inference.h).
 inline void add_graph_optimization_option(CLI::App* cmd, std::string& level) {
   cmd->add_option("--graph-optimization", level, "graph rewrites before running FP32 models (as ONNX Runtime's levels)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"disable", "all"}));
+      ->check(CLI::IsMember({"disable", "extended", "all"}));
+}
+
+// The level an option value names; nullopt for "disable".
+inline std::optional<GraphOptimizationLevel> graph_optimization_level(const std::string& level) {
+  if (level == "disable") return std::nullopt;
+  return level == "extended" ? GraphOptimizationLevel::Extended : GraphOptimizationLevel::All;
 }
 
 }  // namespace q8::cli

@@ -57,7 +57,8 @@ void run(const RunOptions& o) {
   std::string lowering;
   Graph graph = load_runnable(o.model, o.int8, &lowering);
   std::fputs(lowering.c_str(), stdout);
-  if (o.graph_optimization == "all") std::printf("%s\n", optimize_for_inference(graph).summary().c_str());
+  if (const auto level = graph_optimization_level(o.graph_optimization))
+    std::printf("%s\n", optimize_for_inference(graph, *level).summary().c_str());
   Executor exec(std::move(graph), plan_backends(o.device));
   const std::string fallbacks = exec.placement_report(true);
   if (o.device != "cpu") std::printf("placement:  %s\n%s", placement_summary(exec.placement()).c_str(), fallbacks.c_str());
