@@ -14,6 +14,7 @@ CalibrationRunResult run_calibration(Executor& exec, Calibrator& calibrator, Bat
     if (!batch) break;
     calibrator.observe_inputs(batch->inputs);
     exec.run(batch->inputs);
+    calibrator.flush();
     result.samples += batch->count;
     result.positions = batch->position;
     progress.update(batch->position);

@@ -37,6 +37,11 @@ class Calibrator {
   void attach(Executor& exec);
   // Observes a batch's graph inputs (the hook sees node outputs only).
   void observe_inputs(const TensorMap& inputs);
+  // Observation is deferred: tensors wait (sharing their storage) until kPendingBytes of them
+  // are waiting, then every waiting tensor is observed in one parallel loop (observe_all). Call
+  // flush after each batch; the results are those of observing each tensor as it comes.
+  void flush();
+  static constexpr size_t kPendingBytes = size_t(16) << 20;
 
   std::map<std::string, TensorObserver>& observers() { return observers_; }
   const std::map<std::string, TensorObserver>& observers() const { return observers_; }
@@ -48,9 +53,13 @@ class Calibrator {
   RangeTable finalize(const Graph& graph, const MethodChoice& choice) const;
 
  private:
-  void observe(const std::string& name, const Tensor& t);
+  // Queues t for name's observer (at once when `now`: a tensor in the executor's arena, whose
+  // bytes later nodes reuse).
+  void observe(const std::string& name, const Tensor& t, bool now = false);
 
   ObserverOptions options_;
+  std::vector<std::pair<TensorObserver*, Tensor>> pending_;
+  size_t pending_bytes_ = 0;
   std::set<std::string> candidates_;
   std::map<std::string, std::string> producer_op_;
   std::map<std::string, TensorObserver> observers_;

@@ -12,7 +12,10 @@ struct ScanTotals {
 };
 
 // For the first n - n % 16 values of p: counts |v| · inv, truncated and capped at `top` (NaN and
-// ±Inf at `top`), into local[(i % 4) · (top + 1) + bin]; returns how many values it took.
-int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, uint32_t* local, ScanTotals& totals);
+// ±Inf at `top`), into local[(i % 4) · (top + 1) + bin], except zeros, which it only counts in
+// totals.zeros (and which the caller adds to bin 0); local has 4 · (top + 1) + 16 entries, the
+// last 16 scratch. Returns how many values it took. The caller keeps n ≤ 4 · 65,535 so no 16-bit
+// count overflows, and 4 · (top + 1) + 16 ≤ 65,536 (indices are 16-bit).
+int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, uint16_t* local, ScanTotals& totals);
 
 }  // namespace q8

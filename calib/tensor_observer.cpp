@@ -20,8 +20,9 @@ void TensorStats::merge(const TensorStats& o) {
 
 namespace {
 
-// Values per parallel chunk: large enough that threads pay off, small enough to share work.
-constexpr int64_t kChunk = 1 << 16;
+// Values per parallel chunk: large enough that threads pay off and the per-chunk counts fold
+// rarely, small enough to share work; the one-pass scan's 16-bit counts bound it (below).
+constexpr int64_t kChunk = 4 * (65535 - 3);
 
 struct ChunkStats {
   float lo = INFINITY, hi = -INFINITY;
@@ -90,8 +91,12 @@ bool wide_scan() {
   return wide;
 }
 
+// Four copies of 16-bit counts: 32 KiB at 4,096 bins, inside L1. A chunk puts at most
+// kChunk / 4 + 3 values into one copy, so no count overflows.
+static_assert(kChunk / 4 + 3 <= 65535);
+
 ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std::vector<uint64_t>& counts) {
-  std::vector<uint32_t> local(size_t(4 * (bins + 1)), 0);
+  std::vector<uint16_t> local(size_t(4 * (bins + 1) + 16), 0);  // + the wide scan's 16 scratch slots
   const float top = float(bins);
   StatsAccumulator acc;
   auto step = [&](float v, size_t lane) {
@@ -101,10 +106,12 @@ ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std
     ++local[lane * size_t(bins + 1) + size_t(b)];
   };
   int64_t i = 0;
-  if (wide_scan()) {
+  uint64_t wide_zeros = 0;  // zeros the wide scan counted but did not bin
+  if (wide_scan() && 4 * (bins + 1) + 16 <= 65536) {  // the wide scan's indices are 16-bit
     ScanTotals t{acc.lo, acc.hi, 0, 0};
     i = scan_and_bin_avx512(p, n, inv, bins, local.data(), t);
     acc.lo = t.lo, acc.hi = t.hi, acc.zeros += t.zeros, acc.nonfinite += t.nonfinite;
+    wide_zeros = t.zeros;
   }
   for (; i + 4 <= n; i += 4)
     for (size_t k = 0; k < 4; ++k) step(p[i + int64_t(k)], k);
@@ -117,50 +124,71 @@ ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std
     if (b == bins) r.overflow = c;
     else counts[size_t(b)] += c;
   }
+  counts[0] += wide_zeros;
   return r;
 }
 
 }  // namespace
 
-bool TensorObserver::observe_in_one_pass(const float* p, int64_t n) {
-  if (histogram_.empty()) return false;
-  const float inv = std::ldexp(1.0f, -histogram_.exponent());
-  const int64_t bins = histogram_.bins();
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<uint64_t> counts(size_t(bins), 0);
-  ChunkStats total;
-  uint64_t overflow = 0;
-  std::mutex merge;
-  parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
-    std::vector<uint64_t> local(size_t(bins), 0);
-    ChunkStats part;
-    uint64_t over = 0;
-    for (int64_t c = c0; c < c1; ++c) {
-      const ChunkResult r = scan_and_bin(p + c * kChunk, std::min(kChunk, n - c * kChunk), inv, bins, local);
-      part.lo = std::min(part.lo, r.stats.lo), part.hi = std::max(part.hi, r.stats.hi);
-      part.zeros += r.stats.zeros, part.nonfinite += r.stats.nonfinite, over += r.overflow;
+void TensorObserver::observe_all(const std::vector<std::pair<TensorObserver*, const Tensor*>>& items) {
+  // The one-pass tasks: every chunk of every tensor whose histogram has a width, in one
+  // parallel loop (one barrier for the lot, and work for every thread however the sizes fall).
+  struct Task {
+    size_t item;
+    int64_t begin, n;
+  };
+  std::vector<Task> tasks;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].first->histogram_.empty()) continue;
+    const int64_t n = items[i].second->numel();
+    for (int64_t begin = 0; begin < n; begin += kChunk) tasks.push_back({i, begin, std::min(kChunk, n - begin)});
+  }
+  std::vector<ChunkResult> results(tasks.size());
+  std::vector<std::vector<uint64_t>> counts(tasks.size());
+  parallel_for(int64_t(tasks.size()), 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const Task& task = tasks[size_t(t)];
+      const AbsHistogram& h = items[task.item].first->histogram_;
+      counts[size_t(t)].assign(size_t(h.bins()), 0);
+      results[size_t(t)] = scan_and_bin(items[task.item].second->data<float>() + task.begin, task.n, std::ldexp(1.0f, -h.exponent()),
+                                        h.bins(), counts[size_t(t)]);
     }
-    std::lock_guard<std::mutex> lock(merge);
-    for (int64_t b = 0; b < bins; ++b) counts[size_t(b)] += local[size_t(b)];
-    total.lo = std::min(total.lo, part.lo), total.hi = std::max(total.hi, part.hi);
-    total.zeros += part.zeros, total.nonfinite += part.nonfinite, overflow += over;
   });
-  if (overflow || total.nonfinite) return false;
-  if (skip_zeros_) counts[0] -= total.zeros;
-  stats_.elements += uint64_t(n);
-  stats_.zeros += total.zeros;
-  if (n == 0) return true;
-  stats_.min = std::min(stats_.min, double(total.lo));
-  stats_.max = std::max(stats_.max, double(total.hi));
-  stats_.max_abs = std::max(stats_.max_abs, double(std::max(std::fabs(total.lo), std::fabs(total.hi))));
-  histogram_.add_counts(counts);
-  return true;
+  // Each tensor takes its chunks' sums (integers and exact minima and maxima: the order of the
+  // chunks does not matter), or, when the batch needs a wider range or holds NaN/Inf, the two
+  // passes.
+  std::vector<bool> done(items.size(), false);
+  for (size_t t = 0; t < tasks.size();) {
+    const size_t item = tasks[t].item;
+    TensorObserver& obs = *items[item].first;
+    std::vector<uint64_t> sum(size_t(obs.histogram_.bins()), 0);
+    ChunkStats total;
+    uint64_t overflow = 0;
+    for (; t < tasks.size() && tasks[t].item == item; ++t) {
+      for (size_t b = 0; b < sum.size(); ++b) sum[b] += counts[t][b];
+      const ChunkResult& r = results[t];
+      total.lo = std::min(total.lo, r.stats.lo), total.hi = std::max(total.hi, r.stats.hi);
+      total.zeros += r.stats.zeros, total.nonfinite += r.stats.nonfinite, overflow += r.overflow;
+    }
+    if (overflow || total.nonfinite) continue;
+    done[item] = true;
+    if (obs.skip_zeros_) sum[0] -= total.zeros;
+    obs.stats_.elements += uint64_t(items[item].second->numel());
+    obs.stats_.zeros += total.zeros;
+    obs.stats_.min = std::min(obs.stats_.min, double(total.lo));
+    obs.stats_.max = std::max(obs.stats_.max, double(total.hi));
+    obs.stats_.max_abs = std::max(obs.stats_.max_abs, double(std::max(std::fabs(total.lo), std::fabs(total.hi))));
+    obs.histogram_.add_counts(sum);
+  }
+  for (size_t i = 0; i < items.size(); ++i)
+    if (!done[i] && items[i].second->numel() > 0) items[i].first->observe_in_two_passes(*items[i].second);
 }
 
-void TensorObserver::observe(const Tensor& t) {
+void TensorObserver::observe(const Tensor& t) { observe_all({{this, &t}}); }
+
+void TensorObserver::observe_in_two_passes(const Tensor& t) {
   const float* p = t.data<float>();
   const int64_t n = t.numel();
-  if (observe_in_one_pass(p, n)) return;
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   // Pass 1: statistics, per chunk in parallel.
   std::vector<ChunkStats> parts(size_t(std::max<int64_t>(chunks, 1)));

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "calib/histogram.h"
 #include "engine/ir/tensor.h"
@@ -29,6 +31,9 @@ class TensorObserver {
 
   // Updates from one float32 tensor (any shape). Nothing of it is kept.
   void observe(const Tensor& t);
+  // Updates each observer from its tensor, all in one parallel loop over the tensors' chunks (an
+  // observer appears at most once). The same result as observing them one by one.
+  static void observe_all(const std::vector<std::pair<TensorObserver*, const Tensor*>>& items);
   void merge(const TensorObserver& other);
 
   const TensorStats& stats() const { return stats_; }
@@ -37,8 +42,9 @@ class TensorObserver {
   void assign(const TensorStats& stats, const AbsHistogram& histogram) { stats_ = stats, histogram_ = histogram; }
 
  private:
-  // The fast path; false (nothing changed) when the batch needs a wider range or holds NaN/Inf.
-  bool observe_in_one_pass(const float* p, int64_t n);
+  // The path for a batch that needs a wider range or holds NaN/Inf (observe_all takes the
+  // others in one pass): statistics first, then the histogram at the width they call for.
+  void observe_in_two_passes(const Tensor& t);
 
   TensorStats stats_;
   AbsHistogram histogram_;
