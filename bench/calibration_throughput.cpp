@@ -35,8 +35,9 @@ int main(int argc, char** argv) {
   app.add_option("--name", name);
   app.add_option("--json", json);
   app.add_flag("--plain", plain, "FP32 inference only, no observers");
-  int threads = 0;
+  int threads = 0, streams = 1;
   app.add_option("--threads", threads, "compute threads (0: one per core)");
+  app.add_option("--streams", streams, "batches at once, compute threads split between them (0: one per 4 threads)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     if (threads > 0) set_compute_threads(threads);
@@ -46,20 +47,15 @@ int main(int argc, char** argv) {
     BatchStreamOptions options;
     options.batch_size = batch, options.limit = limit;
     BatchStream stream(open_model_inputs(graph, data, pre, {}), pre, options);
-    Executor exec(graph);
     Calibrator calibrator(graph, {});
     const auto start = std::chrono::steady_clock::now();
-    int64_t samples = 0;
     double finalize_seconds = 0;
-    if (plain) {
-      while (auto b = stream.next()) {
-        exec.run(b->inputs);
-        samples += b->count;
-      }
-    } else {
-      Progress progress("calibrating", stream.total(), true);
-      std::atomic<bool> never{false};
-      samples = run_calibration(exec, calibrator, stream, progress, never).samples;
+    streams = calibration_streams(streams);
+    Progress progress("calibrating", stream.total(), true);
+    std::atomic<bool> never{false};
+    // Plain inference runs the same batches through the same streams of executors.
+    const int64_t samples = run_calibration(graph, calibrator, stream, progress, never, {streams, !plain}).samples;
+    if (!plain) {
       const auto t0 = std::chrono::steady_clock::now();
       MethodChoice choice;
       choice.default_method = method;
@@ -71,12 +67,12 @@ int main(int argc, char** argv) {
     getrusage(RUSAGE_SELF, &usage);
     const double rss_mb = double(usage.ru_maxrss) / 1024.0;
     const std::string mode = plain ? "plain FP32" : "calibrate " + method;
-    std::printf("%-14s %-20s threads %2d %6lld samples  %8.1f samples/s  (%.2f s of it finalizing)  peak RSS %7.1f MiB\n", name.c_str(),
-                mode.c_str(), compute_threads(), static_cast<long long>(samples), double(samples) / seconds, finalize_seconds, rss_mb);
+    std::printf("%-14s %-20s threads %2d streams %d %6lld samples  %8.1f samples/s  (%.2f s of it finalizing)  peak RSS %7.1f MiB\n", name.c_str(),
+                mode.c_str(), compute_threads(), streams, static_cast<long long>(samples), double(samples) / seconds, finalize_seconds, rss_mb);
     if (!json.empty()) {
       std::ostringstream j;
       j << "{\"benchmark\": \"calibration_throughput\", \"name\": \"" << name << "\", \"mode\": \"" << mode
-        << "\", \"samples\": " << samples << ", \"batch_size\": " << batch << ", \"threads\": " << compute_threads() << ", \"seconds\": " << seconds
+        << "\", \"samples\": " << samples << ", \"batch_size\": " << batch << ", \"threads\": " << compute_threads() << ", \"streams\": " << streams << ", \"seconds\": " << seconds
         << ", \"finalize_seconds\": " << finalize_seconds << ", \"samples_per_second\": " << double(samples) / seconds << ", \"peak_rss_mib\": " << rss_mb << "}\n";
       write_file_atomically(json, j.str());
     }

@@ -1,25 +1,72 @@
 #include "calib/calibration_run.h"
 
+#include <algorithm>
 #include <chrono>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/cpu/threads.h"
 
 namespace q8 {
 
-CalibrationRunResult run_calibration(Executor& exec, Calibrator& calibrator, BatchStream& stream, Progress& progress,
-                                     const std::atomic<bool>& interrupt) {
+int calibration_streams(int requested) { return requested > 0 ? requested : std::max(1, compute_threads() / 4); }
+
+CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator, BatchStream& stream, Progress& progress,
+                                     const std::atomic<bool>& interrupt, const CalibrationRunOptions& options) {
   CalibrationRunResult result;
   const auto start = std::chrono::steady_clock::now();
-  calibrator.attach(exec);
-  while (!interrupt) {
-    std::optional<Batch> batch = stream.next();
-    if (!batch) break;
-    calibrator.observe_inputs(batch->inputs);
-    exec.run(batch->inputs);
-    calibrator.flush();
-    result.samples += batch->count;
-    result.positions = batch->position;
-    progress.update(batch->position);
+  const int streams = std::max(1, options.streams);
+  const int threads_per_stream = std::max(1, compute_threads() / streams);
+  std::mutex taking;  // the stream, the progress and the totals
+  std::exception_ptr error;
+  std::atomic<bool> stop{false};
+  // One stream: an executor and the calibrator's own observers. Takes batches until the end,
+  // an interrupt or another stream's error.
+  auto run_stream = [&](Calibrator& observers) {
+    try {
+      Executor exec(graph);
+      if (options.observe) observers.attach(exec);
+      while (!interrupt && !stop) {
+        std::optional<Batch> batch;
+        {
+          std::lock_guard<std::mutex> lock(taking);
+          batch = stream.next();
+        }
+        if (!batch) break;
+        if (options.observe) observers.observe_inputs(batch->inputs);
+        exec.run(batch->inputs);
+        if (options.observe) observers.flush();
+        std::lock_guard<std::mutex> lock(taking);
+        result.samples += batch->count;
+        result.positions = std::max(result.positions, batch->position);
+        progress.update(result.positions);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(taking);
+      if (!error) error = std::current_exception();
+      stop = true;
+    }
+  };
+  if (streams == 1) {
+    run_stream(calibrator);
+  } else {
+    std::vector<std::unique_ptr<Calibrator>> observers;
+    std::vector<std::thread> workers;
+    for (int s = 0; s < streams; ++s) {
+      observers.push_back(std::make_unique<Calibrator>(graph, calibrator.options()));
+      workers.emplace_back([&, s] {
+        set_compute_threads(threads_per_stream);  // this thread's OpenMP team
+        run_stream(*observers[size_t(s)]);
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    if (!error)
+      for (const auto& o : observers) calibrator.merge(o->observers());
   }
-  exec.set_hook(nullptr);
+  if (error) std::rethrow_exception(error);
   result.interrupted = interrupt;
   progress.finish();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -17,9 +17,21 @@ struct CalibrationRunResult {
   double seconds = 0;
 };
 
-// Runs every batch of stream through exec (to which calibrator is attached), stopping between
-// batches once `interrupt` is set.
-CalibrationRunResult run_calibration(Executor& exec, Calibrator& calibrator, BatchStream& stream, Progress& progress,
-                                     const std::atomic<bool>& interrupt);
+// How many batches run at once (trtexec's --streams): 0 picks one stream per 4 compute threads.
+int calibration_streams(int requested);
+
+struct CalibrationRunOptions {
+  int streams = 1;
+  bool observe = true;  // false: the same batches through the same executors, no observers (a baseline)
+};
+
+// Runs every batch of stream through the graph with calibrator's observers, stopping between
+// batches once `interrupt` is set. With streams > 1, that many executors (each with its own
+// observers and compute_threads() / streams threads) take batches in turn, and their observers
+// merge into calibrator at the end: the same histograms and statistics, which depend only on
+// the multiset of values (docs/calibration.md). Every batch taken is finished, so the samples
+// observed are always the first `positions` of the stream's order.
+CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator, BatchStream& stream, Progress& progress,
+                                     const std::atomic<bool>& interrupt, const CalibrationRunOptions& options = {});
 
 }  // namespace q8

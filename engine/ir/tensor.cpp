@@ -128,9 +128,9 @@ Tensor Tensor::clone() const {
 }
 
 void Tensor::check_type(DType wanted) const {
-  check(!handle_, "a tensor in device memory was read on the host");
-  check(dtype_ == wanted, "tensor holds " + std::string(dtype_name(dtype_)) + ", read as " +
-                              std::string(dtype_name(wanted)));
+  // On every data<T>() call: the messages are built only when a check fails.
+  if (handle_) throw Error("a tensor in device memory was read on the host");
+  if (dtype_ != wanted) throw Error("tensor holds " + std::string(dtype_name(dtype_)) + ", read as " + std::string(dtype_name(wanted)));
 }
 
 double Tensor::element_as_double(int64_t i) const {

@@ -8,7 +8,8 @@ other methods read the same histograms, and the release build checks all four).
 
 On the shipped Fashion-MNIST model and 256 training images (written as two .npy shards of raw
 8-bit pixels, so q8's preprocessing applies), for every method:
-  - batch sizes 1, 7 (in a shuffled order) and 32 give byte-identical caches and equal JSON ranges;
+  - batch sizes 1, 7 (in a shuffled order), 5 (three streams of batches at once, whose observers
+    merge) and 32 give byte-identical caches and equal JSON ranges;
   - the two shards calibrated apart (--histograms) and merged (--merge) give the same cache (max,
     whose statistics merge, and entropy, for the histograms every other method reads);
   - --override picks other methods by op type and tensor name;
@@ -83,7 +84,8 @@ def main():
                 mismatched.append(name)
         report(f"{method}: cache decodes to the JSON's amax/127 ({len(lines) - 1} tensors)",
                header_ok and not mismatched and len(lines) - 1 == len(base_json), f"header {lines[0]}, mismatched {mismatched}")
-        for extra in (["--batch-size", "1"], ["--batch-size", "7", "--shuffle", "--seed", "3"]):
+        for extra in (["--batch-size", "1"], ["--batch-size", "7", "--shuffle", "--seed", "3"],
+                      ["--batch-size", "5", "--streams", "3", "--threads", "3"]):
             tag = "_".join(x.strip("-") for x in extra)
             cache, table = calibrate(q8, dirs["all"], os.path.join(work, f"{method}_{tag}"), *m, *extra)
             report(f"{method}: {' '.join(extra)} == --batch-size 32", cache == base_cache and table == base_json,

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calib/calibration_run.h"
+#include "engine/cpu/threads.h"
 #include "calib/clipping.h"
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
@@ -43,6 +44,7 @@ struct CalibrateOptions {
   std::vector<std::string> merge;
   std::string trt_version = kDefaultTrtVersion;
   bool force = false;
+  int streams = 0;
 };
 
 void check_writable(const std::string& path, const char* flag) {
@@ -246,13 +248,17 @@ void calibrate(CalibrateOptions o) {
   if (!o.json.empty()) outputs += "json " + o.json + " ";
   if (!o.histograms.empty()) outputs += "histograms " + o.histograms;
   std::printf("outputs:       %s\n", outputs.c_str());
+  const int streams = calibration_streams(o.streams);
+  std::printf("compute:       %d threads%s\n", compute_threads(),
+              streams > 1 ? (", " + std::to_string(streams) + " streams of " + std::to_string(std::max(1, compute_threads() / streams)) +
+                             " (batches at once)").c_str()
+                          : "");
   std::fflush(stdout);
 
   CalibrationRunResult run;
   if (stream) {
-    Executor exec(graph);
     Progress progress("calibrating", stream->total(), o.d.quiet);
-    run = run_calibration(exec, calibrator, *stream, progress, g_interrupted);
+    run = run_calibration(graph, calibrator, *stream, progress, g_interrupted, {streams});
     for (const auto& s : stream->skipped()) std::fprintf(stderr, "q8: warning: skipped %s\n", s.c_str());
     if (!stream->skipped().empty())
       std::fprintf(stderr, "q8: warning: skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
@@ -319,6 +325,8 @@ void add_calibrate_command(CLI::App& app) {
       ->capture_default_str()->group(out);
   cmd->add_option("--resume", o->resume, "continue the run saved in this HDF5 file")->group(out);
   cmd->add_flag("--force", o->force, "resume although the data, order or preprocessing differ from the saved run's")->group(out);
+  cmd->add_option("--streams", o->streams, "batches at once (as trtexec's --streams), the threads split between them; 0: one per 4 threads")
+      ->capture_default_str()->check(CLI::Range(0, kMaxThreads))->group("Streaming");
   cmd->add_option("--merge", o->merge, "add the histograms of this HDF5 file (shards calibrated apart); repeatable")->group(out);
   cmd->callback([o] { calibrate(*o); });
 }
