@@ -63,6 +63,14 @@ class PreparedNode {
   virtual void run(const Inputs& inputs, std::vector<Tensor>& outputs, std::span<std::byte> workspace) = 0;
 };
 
+// Device time of the commands a backend ran between begin_timing and end_timing (OpenCL's
+// profiling events): kernels, and copies each way with their bytes.
+struct DeviceTimes {
+  double kernel_ms = 0, upload_ms = 0, download_ms = 0;
+  int64_t kernels = 0, uploads = 0, downloads = 0;
+  uint64_t upload_bytes = 0, download_bytes = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -76,6 +84,9 @@ class Backend {
   // A backend whose memory is not the host's copies host tensors in and out.
   virtual Tensor upload(const Tensor& host) const;
   virtual Tensor download(const Tensor& on_device) const;
+  // Device timing (q8 bench); a backend without a device has none.
+  virtual void begin_timing() const {}
+  virtual std::optional<DeviceTimes> end_timing() const { return std::nullopt; }
 };
 
 // An Op (engine/ops/op.h) as a prepared node: the adapter every op-registry backend uses. A SizedOp

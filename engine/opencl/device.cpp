@@ -61,6 +61,7 @@ std::vector<Found> find_devices() {
       c.local_memory = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
       c.global_memory = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
       c.nvidia = c.vendor.find("NVIDIA") != std::string::npos;
+      c.exact_divide = (device_value<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
       found.push_back({p, d, c});
     }
   }
@@ -108,7 +109,7 @@ OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceC
   cl_int status = CL_SUCCESS;
   context_ = clCreateContext(props, 1, &device_, nullptr, nullptr, &status);
   cl_check(status, "creating an OpenCL context on " + caps_.name);
-  queue_ = clCreateCommandQueue(context_, device_, 0, &status);
+  queue_ = clCreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &status);  // for begin_timing
   cl_check(status, "creating an OpenCL queue on " + caps_.name);
   // IEEE arithmetic: no -cl-fast-relaxed-math, no -cl-mad-enable (docs/opencl.md).
   const std::string identity = caps_.platform + '\0' + caps_.name + '\0' + caps_.vendor + '\0' + caps_.driver + '\0' + caps_.version;
@@ -145,24 +146,58 @@ Tensor OpenClDevice::allocate(DType dtype, const Dims& dims) {
 
 Tensor OpenClDevice::upload(const Tensor& host) {
   Tensor t = allocate(host.dtype(), host.dims());
-  if (host.nbytes()) cl_check(clEnqueueWriteBuffer(queue_, buffer_of(t), CL_TRUE, 0, host.nbytes(), host.raw(), 0, nullptr, nullptr),
+  if (host.nbytes()) cl_check(clEnqueueWriteBuffer(queue_, buffer_of(t), CL_TRUE, 0, host.nbytes(), host.raw(), 0, nullptr,
+                                                   event_slot(Command::Upload, host.nbytes())),
                               "copying " + std::to_string(host.nbytes()) + " bytes to " + caps_.name);
   return t;
 }
 
 Tensor OpenClDevice::download(const Tensor& on_device) {
   Tensor t = Tensor::uninitialized(on_device.dtype(), on_device.dims());
-  if (t.nbytes()) cl_check(clEnqueueReadBuffer(queue_, buffer_of(on_device), CL_TRUE, 0, t.nbytes(), t.raw(), 0, nullptr, nullptr),
+  if (t.nbytes()) cl_check(clEnqueueReadBuffer(queue_, buffer_of(on_device), CL_TRUE, 0, t.nbytes(), t.raw(), 0, nullptr,
+                                               event_slot(Command::Download, t.nbytes())),
                            "copying " + std::to_string(t.nbytes()) + " bytes from " + caps_.name);
   return t;
 }
 
 void OpenClDevice::launch(cl_kernel kernel, std::vector<size_t> global) {
   for (size_t& g : global) g = std::max<size_t>(g, 1);
-  cl_check(clEnqueueNDRangeKernel(queue_, kernel, cl_uint(global.size()), nullptr, global.data(), nullptr, 0, nullptr, nullptr),
+  cl_check(clEnqueueNDRangeKernel(queue_, kernel, cl_uint(global.size()), nullptr, global.data(), nullptr, 0, nullptr,
+                                  event_slot(Command::Kernel, 0)),
            "running an OpenCL kernel on " + caps_.name);
 }
 
 void OpenClDevice::finish() { cl_check(clFinish(queue_), "waiting for " + caps_.name); }
+
+cl_event* OpenClDevice::event_slot(Command what, size_t bytes) {
+  if (!timing_) return nullptr;
+  timed_.push_back({what, nullptr, bytes});
+  return &timed_.back().event;
+}
+
+void OpenClDevice::begin_timing() {
+  finish();
+  timing_ = true;
+}
+
+DeviceTimes OpenClDevice::end_timing() {
+  finish();
+  timing_ = false;
+  DeviceTimes t;
+  for (const Timed& c : timed_) {
+    cl_ulong start = 0, end = 0;
+    if (c.event) {
+      clGetEventProfilingInfo(c.event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+      clGetEventProfilingInfo(c.event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      clReleaseEvent(c.event);
+    }
+    const double ms = end > start ? double(end - start) / 1e6 : 0.0;
+    if (c.what == Command::Kernel) t.kernel_ms += ms, ++t.kernels;
+    if (c.what == Command::Upload) t.upload_ms += ms, ++t.uploads, t.upload_bytes += c.bytes;
+    if (c.what == Command::Download) t.download_ms += ms, ++t.downloads, t.download_bytes += c.bytes;
+  }
+  timed_.clear();
+  return t;
+}
 
 }  // namespace q8

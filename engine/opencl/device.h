@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/exec/backend.h"
 #include "engine/ir/tensor.h"
 #include "engine/opencl/status.h"
 
@@ -21,6 +22,9 @@ struct DeviceCaps {
   size_t max_work_group = 0;
   cl_ulong local_memory = 0, global_memory = 0;
   bool nvidia = false;
+  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: float division can be built IEEE-exact
+  // (-cl-fp32-correctly-rounded-divide-sqrt), which QuantizeLinear's x / s needs.
+  bool exact_divide = false;
 
   // "NVIDIA H200 (NVIDIA CUDA, driver 580.65, OpenCL 3.0 CUDA, 132 compute units)"
   std::string describe() const;
@@ -51,6 +55,9 @@ class OpenClDevice {
   // Enqueues kernel over the global range (each axis at least 1), in order on the queue.
   void launch(cl_kernel kernel, std::vector<size_t> global);
   void finish();
+  // Records every command's profiling event until end_timing, which waits for them and sums.
+  void begin_timing();
+  DeviceTimes end_timing();
 
  private:
   OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceCaps caps, int index);
@@ -63,6 +70,16 @@ class OpenClDevice {
   std::string memory_name_;
   std::mutex mutex_;
   std::map<std::string, cl_kernel> kernels_;
+  enum class Command { Kernel, Upload, Download };
+  struct Timed {
+    Command what;
+    cl_event event;
+    size_t bytes;
+  };
+  bool timing_ = false;
+  std::vector<Timed> timed_;
+  // The event out-parameter of an enqueue: an event to keep while timing, else none.
+  cl_event* event_slot(Command what, size_t bytes);
 };
 
 // The cl_mem of a device tensor.

@@ -1,8 +1,12 @@
 #include "engine/opencl/opencl_backend.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
+#include <optional>
 #include <mutex>
 
+#include "engine/ir/clip_bounds.h"
 #include "engine/ops/pooling.h"
 #include "engine/ops/window.h"
 #include "engine/opencl/args.h"
@@ -235,6 +239,156 @@ class ClMaxPool final : public PreparedNode {
   Tensor geometry_;
 };
 
+// QuantizeLinear (float32 → int8) and DequantizeLinear (int8 → float32), per tensor: the plan's
+// boundaries, so a plan's inputs and outputs cross as float and everything between stays on the
+// device.
+class ClQuantize final : public PreparedNode {
+ public:
+  ClQuantize(std::shared_ptr<OpenClDevice> device, const NodeView& view)
+      : device_(std::move(device)), quantize_(view.node.op_type == "QuantizeLinear"), scale_(view.constant(1)->data<float>()[0]) {
+    const Tensor* zp = view.has_input(2) ? view.constant(2) : nullptr;
+    zero_point_ = zp ? int(zp->data<int8_t>()[0]) : 0;
+  }
+
+  Reshaped reshape(const std::vector<TensorDesc>& in) override {
+    out_ = {quantize_ ? DType::Int8 : DType::Float32, in.at(0).dims};
+    return {{out_}, 0};
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const cl_long count = numel(out_.dims);
+    const cl_kernel k = device_->kernel(quantize_ ? "quantize_linear" : "dequantize_linear");
+    if (quantize_) set_args(k, *in[0], out[0], count, scale_, float(zero_point_));
+    else set_args(k, *in[0], out[0], count, scale_, zero_point_);
+    device_->launch(k, {size_t(count)});
+  }
+
+ private:
+  std::shared_ptr<OpenClDevice> device_;
+  bool quantize_;
+  float scale_;
+  int zero_point_ = 0;
+  TensorDesc out_;
+};
+
+// The float32 activations of kernels/activations.cl; its op codes in the order of the kernel's.
+const std::vector<std::string> kActivations = {"Relu", "Clip", "LeakyRelu", "HardSigmoid", "HardSwish"};
+
+class ClActivation final : public PreparedNode {
+ public:
+  ClActivation(std::shared_ptr<OpenClDevice> device, const NodeView& view) : device_(std::move(device)) {
+    const Node& n = view.node;
+    op_ = int(std::find(kActivations.begin(), kActivations.end(), n.op_type) - kActivations.begin());
+    if (n.op_type == "Clip") {  // engine/ops/clip.cpp's defaults: ±inf as attributes, the float range as inputs
+      const float inf = std::numeric_limits<float>::infinity();
+      const std::optional<ClipBounds> bounds = clip_bounds(view);
+      a_ = bounds->first.value_or(view.opset < 11 ? -inf : std::numeric_limits<float>::lowest());
+      b_ = bounds->second.value_or(view.opset < 11 ? inf : std::numeric_limits<float>::max());
+    }
+    if (n.op_type == "LeakyRelu") a_ = n.attr_float("alpha", 0.01f);
+    if (n.op_type == "HardSigmoid") a_ = n.attr_float("alpha", 0.2f), b_ = n.attr_float("beta", 0.5f);
+  }
+
+  Reshaped reshape(const std::vector<TensorDesc>& in) override {
+    out_ = {DType::Float32, in.at(0).dims};
+    return {{out_}, 0};
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const cl_long count = numel(out_.dims);
+    const cl_kernel k = device_->kernel("activation");
+    set_args(k, *in[0], out[0], count, op_, a_, b_);
+    device_->launch(k, {size_t(count)});
+  }
+
+  // Clip's bounds: attributes before opset 11, constant inputs 1 and 2 since; nullopt when an
+  // input bound is not a constant float32 scalar.
+  static std::optional<ClipBounds> clip_bounds(const NodeView& view) {
+    ClipBounds b;
+    if (view.opset < 11) {
+      if (view.node.has("min")) b.first = view.node.attr_float("min", 0.0f);
+      if (view.node.has("max")) b.second = view.node.attr_float("max", 0.0f);
+      return b;
+    }
+    for (size_t i = 1; i <= 2; ++i) {
+      if (!view.has_input(i)) continue;
+      const Tensor* t = view.constant(i);
+      if (!t || t->dtype() != DType::Float32 || t->numel() != 1) return std::nullopt;
+      (i == 1 ? b.first : b.second) = t->data<float>()[0];
+    }
+    return b;
+  }
+
+ private:
+  std::shared_ptr<OpenClDevice> device_;
+  int op_ = 0;
+  float a_ = 0.0f, b_ = 0.0f;
+  TensorDesc out_;
+};
+
+// GlobalAveragePool on float32 (kernels/global_average_pool.cl).
+class ClGlobalAveragePool final : public PreparedNode {
+ public:
+  explicit ClGlobalAveragePool(std::shared_ptr<OpenClDevice> device) : device_(std::move(device)) {}
+
+  Reshaped reshape(const std::vector<TensorDesc>& in) override {
+    const Dims& x = in.at(0).dims;
+    check(x.size() >= 3, "GlobalAveragePool: input needs rank >= 3 on OpenCL, got " + dims_to_string(x));
+    Dims out(x.size(), 1);
+    out[0] = x[0], out[1] = x[1];
+    out_ = {DType::Float32, out};
+    planes_ = x[0] * x[1];
+    size_ = planes_ ? numel(x) / planes_ : 0;
+    return {{out_}, 0};
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const cl_kernel k = device_->kernel("global_average_pool");
+    set_args(k, *in[0], out[0], planes_, size_);
+    device_->launch(k, {size_t(planes_)});
+  }
+
+ private:
+  std::shared_ptr<OpenClDevice> device_;
+  TensorDesc out_;
+  cl_long planes_ = 0, size_ = 0;
+};
+
+// The float32 ops the device runs (activations, GlobalAveragePool), or why not.
+Support float_support(const NodeView& view, const DeviceCaps& caps) {
+  const Node& n = view.node;
+  if (view.input_type(0) != DType::Float32) return Support::no("runs " + n.op_type + " on float32 only");
+  if (n.op_type == "GlobalAveragePool") {
+    if (caps.extensions.find("cl_khr_fp64") == std::string::npos) return Support::no("the device has no doubles (cl_khr_fp64)");
+    return Support::yes();
+  }
+  if (n.op_type == "Clip" && !ClActivation::clip_bounds(view)) return Support::no("Clip's bounds are not constant float32 scalars");
+  if (n.op_type == "HardSwish" && !caps.exact_divide)
+    return Support::no("the device's float division is not IEEE-exact (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)");
+  return Support::yes();
+}
+
+bool is_float_op(const std::string& op) {
+  return op == "GlobalAveragePool" || std::find(kActivations.begin(), kActivations.end(), op) != kActivations.end();
+}
+
+// Per-tensor int8 QuantizeLinear or DequantizeLinear with constant parameters, or why not.
+Support quantize_support(const NodeView& view, const DeviceCaps& caps) {
+  const Node& n = view.node;
+  const bool quantize = n.op_type == "QuantizeLinear";
+  const Tensor* scale = view.has_input(1) ? view.constant(1) : nullptr;
+  const Tensor* zp = view.has_input(2) ? view.constant(2) : nullptr;
+  if (!scale || scale->dtype() != DType::Float32 || scale->numel() != 1) return Support::no("a per-tensor constant float32 scale only");
+  if (view.has_input(2) && (!zp || zp->dtype() != DType::Int8 || zp->numel() != 1)) return Support::no("an int8 per-tensor zero point only");
+  if (quantize && !zp) return Support::no("no zero point: uint8 output");
+  if (view.input_type(0) != (quantize ? DType::Float32 : DType::Int8)) return Support::no(quantize ? "x is not float32" : "x is not int8");
+  if (quantize && !caps.exact_divide) return Support::no("the device's float division is not IEEE-exact (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)");
+  return Support::yes();
+}
+
 // Reshape, Flatten, Squeeze, Unsqueeze and Identity: the output is the input's buffer with other
 // dims. The CPU op, run once per input shape on a zero tensor, gives those dims.
 class ClView final : public PreparedNode {
@@ -262,11 +416,12 @@ bool is_view_op(const std::string& op) {
 }
 
 // The ops of the default domain the device runs on int8 (the carriers a plan leaves between fused
-// ops), or why not.
+// ops; the views on float32 too), or why not.
 Support carrier_support(const NodeView& view) {
   const Node& n = view.node;
   if (n.op_type != "MaxPool" && !is_view_op(n.op_type)) return Support::no();
-  if (view.input_type(0) != DType::Int8) return Support::no("runs " + n.op_type + " on int8 only");
+  const bool float_view = is_view_op(n.op_type) && view.input_type(0) == DType::Float32;
+  if (view.input_type(0) != DType::Int8 && !float_view) return Support::no("runs " + n.op_type + " on int8" + (is_view_op(n.op_type) ? " and float32" : "") + " only");
   for (size_t i = 1; i < n.inputs.size(); ++i)
     if (view.has_input(i) && !view.constant(i)) return Support::no("input " + std::to_string(i) + " is not constant");
   if (n.op_type == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty()) return Support::no("MaxPool's Indices output");
@@ -283,6 +438,8 @@ class OpenClBackend final : public Backend {
 
   Support supports(const NodeView& view) const override {
     const Node& n = view.node;
+    if (n.domain.empty() && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear")) return quantize_support(view, device_->caps());
+    if (n.domain.empty() && is_float_op(n.op_type)) return float_support(view, device_->caps());
     if (n.domain.empty()) return carrier_support(view);
     if (n.domain != kInt8Domain) return Support::no();
     if (n.op_type != "QConv" && n.op_type != "QConvTranspose" && n.op_type != "QGemm" && n.op_type != "QAdd" && n.op_type != "QConcat")
@@ -296,6 +453,9 @@ class OpenClBackend final : public Backend {
 
   std::unique_ptr<PreparedNode> create(const NodeView& view) const override {
     if (view.node.op_type == "MaxPool") return std::make_unique<ClMaxPool>(device_, view);
+    if (view.node.op_type == "QuantizeLinear" || view.node.op_type == "DequantizeLinear") return std::make_unique<ClQuantize>(device_, view);
+    if (view.node.op_type == "GlobalAveragePool") return std::make_unique<ClGlobalAveragePool>(device_);
+    if (is_float_op(view.node.op_type)) return std::make_unique<ClActivation>(device_, view);
     if (is_view_op(view.node.op_type)) return std::make_unique<ClView>(view);
     if (view.node.op_type == "QAdd") return std::make_unique<ClAdd>(device_, view);
     if (view.node.op_type == "QConcat") return std::make_unique<ClConcat>(device_, view);
@@ -304,6 +464,8 @@ class OpenClBackend final : public Backend {
 
   Tensor upload(const Tensor& host) const override { return device_->upload(host); }
   Tensor download(const Tensor& on_device) const override { return device_->download(on_device); }
+  void begin_timing() const override { device_->begin_timing(); }
+  std::optional<DeviceTimes> end_timing() const override { return device_->end_timing(); }
 
  private:
   std::shared_ptr<OpenClDevice> device_;

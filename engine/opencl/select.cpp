@@ -2,7 +2,13 @@
 
 namespace q8 {
 
-std::string program_defines(const DeviceCaps& caps) { return caps.nvidia ? " -DQ8_NVIDIA_PTX=1" : ""; }
+std::string program_defines(const DeviceCaps& caps) {
+  std::string options;
+  if (caps.exact_divide) options += " -cl-fp32-correctly-rounded-divide-sqrt";
+  if (caps.extensions.find("cl_khr_fp64") != std::string::npos) options += " -DQ8_FP64=1";
+  if (caps.nvidia) options += " -DQ8_NVIDIA_PTX=1";
+  return options;
+}
 
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps) {
   return caps.nvidia && k >= 4 && n >= 1 ? "qgemm_dp4a" : "qgemm";

@@ -9,8 +9,10 @@
 
 namespace q8 {
 
-// The build options of the q8 program on a device: -DQ8_NVIDIA_PTX=1 on NVIDIA, whose OpenCL
-// takes inline PTX; nothing else there, nothing at all elsewhere.
+// The build options of the q8 program on a device besides -cl-std: IEEE-exact float division
+// where the device offers it (QuantizeLinear's x / s, HardSwish's x / 6), -DQ8_FP64=1 where it
+// has doubles (GlobalAveragePool's sums), and -DQ8_NVIDIA_PTX=1 on NVIDIA, whose OpenCL takes
+// inline PTX.
 std::string program_defines(const DeviceCaps& caps);
 
 // QGemm: "qgemm_dp4a" on NVIDIA when K holds at least one group of four (w packed [N, K]),

@@ -22,6 +22,11 @@ DeviceCaps nvidia() {
 TEST(Select, PtxOnlyOnNvidia) {
   EXPECT_EQ(program_defines(pocl()), "");
   EXPECT_EQ(program_defines(nvidia()), " -DQ8_NVIDIA_PTX=1");
+  DeviceCaps exact = nvidia();
+  exact.exact_divide = true;
+  EXPECT_EQ(program_defines(exact), " -cl-fp32-correctly-rounded-divide-sqrt -DQ8_NVIDIA_PTX=1");
+  exact.extensions = "cl_khr_byte_addressable_store cl_khr_fp64 cl_khr_int64_base_atomics";
+  EXPECT_EQ(program_defines(exact), " -cl-fp32-correctly-rounded-divide-sqrt -DQ8_FP64=1 -DQ8_NVIDIA_PTX=1");
   for (int64_t k : {1, 3, 4, 5, 127, 4096}) EXPECT_EQ(select_gemm(k, 64, pocl()), "qgemm") << k;
 }
 

@@ -428,5 +428,71 @@ TEST(Int8Harness, CarriersOnInt8MatchTheCpuOps) {
   EXPECT_EQ(ran, 6 * int(int8_backends().size() - 1));
 }
 
+// The plan's boundaries and the float32 ops between its fused ops: QuantizeLinear (ties, values
+// past the int8 range, ±inf; the host's own x / s), DequantizeLinear, the activations (NaN, ±inf,
+// ±0, values at the kinks), GlobalAveragePool and float views: the CPU ops' bits on every device
+// that takes them (a device that cannot be exact says why and is skipped, which the count shows).
+TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> wide(-40.0f, 40.0f);
+  Tensor x(DType::Float32, {2, 3, 5, 7});
+  float* px = x.data<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) px[i] = wide(rng);
+  const float special[] = {0.0f, -0.0f, 3.0f, -3.0f, 6.0f, 0.5f, -0.5f, 2.5f, 1e30f, -1e30f,
+                           std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN(), 1e-30f, 127.5f, -128.5f};
+  for (size_t i = 0; i < std::size(special); ++i) px[i * 7] = special[i];
+  const Tensor scale = Tensor::scalar<float>(0.3f), zero = Tensor::scalar<int8_t>(0), shifted = Tensor::scalar<int8_t>(-3);
+  const Tensor lo = Tensor::scalar<float>(-1.5f), hi = Tensor::scalar<float>(6.0f);
+  const Tensor q = random_int8({2, 3, 5, 7}, rng);
+  auto node = [](const std::string& op, std::vector<std::string> in, std::map<std::string, Attribute> attrs = {}) {
+    Node n;
+    n.op_type = op, n.name = op, n.inputs = std::move(in), n.outputs = {"y"}, n.attributes = std::move(attrs);
+    return n;
+  };
+  struct Case {
+    Node node;
+    Inputs in;
+    std::vector<bool> constant;
+  };
+  Tensor finite = x;  // QuantizeLinear of NaN has no defined int8 (the host's conversion is undefined)
+  finite.data<float>()[12 * 7] = 1.0f;
+  const std::vector<Case> cases = {
+      {node("QuantizeLinear", {"x", "s", "z"}), {&finite, &scale, &zero}, {false, true, true}},
+      {node("QuantizeLinear", {"x", "s", "z"}), {&finite, &scale, &shifted}, {false, true, true}},
+      {node("DequantizeLinear", {"q", "s"}), {&q, &scale}, {false, true}},
+      {node("DequantizeLinear", {"q", "s", "z"}), {&q, &scale, &shifted}, {false, true, true}},
+      {node("Relu", {"x"}), {&x}, {false}},
+      {node("Clip", {"x", "lo", "hi"}), {&x, &lo, &hi}, {false, true, true}},
+      {node("Clip", {"x", "", "hi"}), {&x, nullptr, &hi}, {false, false, true}},
+      {node("LeakyRelu", {"x"}, {{"alpha", Attribute::of_float(0.1f)}}), {&x}, {false}},
+      {node("HardSigmoid", {"x"}), {&x}, {false}},
+      {node("HardSwish", {"x"}), {&x}, {false}},
+      {node("GlobalAveragePool", {"x"}), {&x}, {false}},
+      {node("Flatten", {"x"}, {{"axis", Attribute::of_int(1)}}), {&x}, {false}},
+  };
+  int ran = 0, devices = 0;
+  for (const Backend* backend : int8_backends()) {
+    if (backend == &int8_reference_backend()) continue;
+    ++devices;
+    for (const Case& c : cases) {
+      const NodeView view = view_of(c.node, c.in, c.constant);
+      const Support support = backend->supports(view);
+      if (!support.ok) {
+        std::printf("%s: %s runs on the CPU: %s\n", std::string(backend->name()).c_str(), c.node.op_type.c_str(), support.reason.c_str());
+        continue;
+      }
+      const Tensor want = run_node(cpu_backend(), c.node, c.in, c.constant);
+      const Tensor got = run_node(*backend, c.node, c.in, c.constant);
+      ASSERT_EQ(got.dims(), want.dims()) << backend->name() << ": " << c.node.op_type;
+      ASSERT_EQ(got.dtype(), want.dtype()) << backend->name() << ": " << c.node.op_type;
+      ASSERT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0) << backend->name() << ": " << c.node.op_type;
+      ++ran;
+    }
+  }
+  std::printf("%d op cases bit-identical on %d devices\n", ran, devices);
+  EXPECT_GE(ran, devices * 9);  // all but the ops a device may not be exact for
+}
+
 }  // namespace
 }  // namespace q8

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,7 @@ struct Timing {
   int64_t batch = 1;
   MemoryReport memory;           // the executor's buffers at these shapes
   size_t copies = 0;             // host↔device copies per run
+  std::optional<DeviceTimes> device;  // a device backend's time over the iterations
 
   double percentile(double p) const {  // nearest rank on the sorted latencies
     std::vector<double> s = ms;
@@ -67,7 +69,8 @@ Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs,
   Timing t;
   t.what = what;
   t.batch = inputs.empty() || inputs.begin()->second.rank() == 0 ? 1 : inputs.begin()->second.dim(0);
-  Executor exec(std::move(graph), plan_backends(device));
+  const BackendList backends = plan_backends(device);
+  Executor exec(std::move(graph), backends);
   for (size_t i = 0; i < exec.graph().nodes.size(); ++i) {
     const Node& n = exec.graph().nodes[i];
     t.nodes.push_back({n.describe(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, std::string(exec.placement()[i]), 0});
@@ -83,12 +86,15 @@ Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs,
     });
   for (int i = 0; i < o.warmup; ++i) exec.run(inputs);
   profiling = o.profile;
+  for (const Backend* b : backends) b->begin_timing();
   for (int i = 0; i < o.iterations; ++i) {
     const Clock::time_point start = Clock::now();
     last = start;
     exec.run(inputs);
     t.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
+  for (const Backend* b : backends)
+    if (std::optional<DeviceTimes> d = b->end_timing()) t.device = d;
   t.memory = exec.memory();
   t.copies = exec.copies();
   return t;
@@ -98,6 +104,14 @@ void print_timing(const Timing& t, int top) {
   std::printf("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
               t.what.c_str(), t.mean(), t.percentile(50), t.percentile(99), t.percentile(0), t.percentile(100), t.throughput());
   if (t.copies > 0) std::printf("      %zu host↔device copies per run\n", t.copies);
+  if (t.device && !t.ms.empty()) {
+    const DeviceTimes& d = *t.device;
+    const double runs = double(t.ms.size());
+    std::printf("      device time per run: kernels %.3f ms (%.0f launches), host→device %.3f ms (%.2f MiB), device→host %.3f ms (%.2f MiB); "
+                "the rest of the %.3f ms is host work and waiting\n",
+                d.kernel_ms / runs, double(d.kernels) / runs, d.upload_ms / runs, double(d.upload_bytes) / runs / 1048576.0,
+                d.download_ms / runs, double(d.download_bytes) / runs / 1048576.0, t.mean());
+  }
   if (t.memory.owned_bytes > 0)
     std::printf("      memory: %zu intermediates; the executor's own buffers in an arena of %.2f MiB (%.2f MiB without reuse)\n",
                 t.memory.values.size(), double(t.memory.arena.arena_bytes) / 1048576.0, double(t.memory.owned_bytes) / 1048576.0);
@@ -119,6 +133,13 @@ nlohmann::ordered_json timing_json(const Timing& t) {
                      {"max", t.percentile(100)}, {"iterations", t.ms}};
   j["throughput_samples_per_s"] = t.throughput();
   j["host_device_copies_per_run"] = t.copies;
+  if (t.device && !t.ms.empty()) {
+    const double runs = double(t.ms.size());
+    j["device_ms_per_run"] = {{"kernels", t.device->kernel_ms / runs}, {"host_to_device", t.device->upload_ms / runs},
+                              {"device_to_host", t.device->download_ms / runs}, {"kernel_launches", double(t.device->kernels) / runs},
+                              {"host_to_device_bytes", double(t.device->upload_bytes) / runs},
+                              {"device_to_host_bytes", double(t.device->download_bytes) / runs}};
+  }
   j["arena_bytes"] = t.memory.arena.arena_bytes;
   j["executor_buffer_bytes_without_reuse"] = t.memory.owned_bytes;
   if (!t.nodes.empty() && !t.ms.empty()) {

@@ -1,0 +1,33 @@
+// The float32 activations that stay FP32 in a plan, as engine/ops/*.cpp compute them, with the
+// same comparisons in the same order (so NaN goes where the host sends it) and no contraction
+// (requantize.cl's pragma). HardSwish divides: IEEE-exact only in a program built with
+// -cl-fp32-correctly-rounded-divide-sqrt (engine/opencl/select.h).
+#define Q8_RELU 0
+#define Q8_CLIP 1
+#define Q8_LEAKY_RELU 2
+#define Q8_HARD_SIGMOID 3
+#define Q8_HARD_SWISH 4
+
+__kernel void activation(__global const float* x, __global float* y, long count, int op, float a, float b) {
+  const long i = get_global_id(0);
+  if (i >= count) return;
+  const float v = x[i];
+  float r;
+  if (op == Q8_RELU) {
+    r = v > 0.0f ? v : 0.0f;
+  } else if (op == Q8_CLIP) {  // a = min, b = max
+    const float upper = v > b ? b : v;
+    r = v < a ? a : upper;
+  } else if (op == Q8_LEAKY_RELU) {  // a = alpha
+    r = v >= 0.0f ? v : a * v;
+  } else if (op == Q8_HARD_SIGMOID) {  // max(0, min(1, alpha · x + beta)), as std::max / std::min
+    const float t = a * v + b;
+    const float lo = t < 1.0f ? t : 1.0f;
+    r = 0.0f < lo ? lo : 0.0f;
+  } else {  // x · max(0, min(1, x / 6 + 1/2))
+    const float t = v / 6.0f + 0.5f;
+    const float lo = t < 1.0f ? t : 1.0f;
+    r = v * (0.0f < lo ? lo : 0.0f);
+  }
+  y[i] = r;
+}
