@@ -24,8 +24,9 @@ __kernel void activation(__global const float* x, __global float* y, long count,
     const float t = a * v + b;
     const float lo = t < 1.0f ? t : 1.0f;
     r = 0.0f < lo ? lo : 0.0f;
-  } else {  // x · max(0, min(1, x / 6 + 1/2))
-    const float t = v / 6.0f + 0.5f;
+  } else {  // x · max(0, min(1, x / 6 + 1/2)), a = 6 passed as an argument: no compiler can turn the
+            // division into a multiplication by a rounded reciprocal, which is not the IEEE quotient
+    const float t = v / a + 0.5f;
     const float lo = t < 1.0f ? t : 1.0f;
     r = v * (0.0f < lo ? lo : 0.0f);
   }

@@ -47,6 +47,9 @@ class OpenClDevice {
   // The memory name placement reports: "opencl:0".
   const std::string& memory_name() const { return memory_name_; }
   cl_kernel kernel(const std::string& name);
+  // For libraries that enqueue on the same device (CLBlast in bench/opencl_gemm).
+  cl_context context() const { return context_; }
+  cl_command_queue queue() const { return queue_; }
 
   // A device tensor of dtype × dims (at least one byte, so empty tensors have a buffer too).
   Tensor allocate(DType dtype, const Dims& dims);

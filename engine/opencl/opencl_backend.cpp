@@ -288,6 +288,7 @@ class ClActivation final : public PreparedNode {
     }
     if (n.op_type == "LeakyRelu") a_ = n.attr_float("alpha", 0.01f);
     if (n.op_type == "HardSigmoid") a_ = n.attr_float("alpha", 0.2f), b_ = n.attr_float("beta", 0.5f);
+    if (n.op_type == "HardSwish") a_ = 6.0f;  // the divisor, as an argument (kernels/activations.cl)
   }
 
   Reshaped reshape(const std::vector<TensorDesc>& in) override {

@@ -185,9 +185,84 @@ def _torch_models():
             x = self.layers(self.stem(x))
             return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
 
-    def export(module, example, opset, path, spatial=False):
+    class Bottleneck(nn.Module):
+        def __init__(self, cin, width, stride):
+            super().__init__()
+            cout = width * 4
+            self.c1, self.b1 = nn.Conv2d(cin, width, 1, bias=False), nn.BatchNorm2d(width)
+            self.c2, self.b2 = nn.Conv2d(width, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width)
+            self.c3, self.b3 = nn.Conv2d(width, cout, 1, bias=False), nn.BatchNorm2d(cout)
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            y = F.relu(self.b1(self.c1(x)))
+            y = F.relu(self.b2(self.c2(y)))
+            y = self.b3(self.c3(y))
+            return F.relu(y + (self.down(x) if self.down is not None else x))
+
+    class ResNet50(nn.Module):
+        """The ResNet-50 layout (torchvision's: bottlenecks 3, 4, 6, 3, stride on the 3×3), random weights."""
+
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                      nn.MaxPool2d(3, 2, 1))
+            layers, cin = [], 64
+            for width, blocks, stride in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]:
+                for b in range(blocks):
+                    layers.append(Bottleneck(cin, width, stride if b == 0 else 1))
+                    cin = width * 4
+            self.layers = nn.Sequential(*layers)
+            self.fc = nn.Linear(2048, 1000)
+
+        def forward(self, x):
+            x = self.layers(self.stem(x))
+            return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+    class InvertedResidual(nn.Module):
+        def __init__(self, cin, cout, stride, expand):
+            super().__init__()
+            hidden = cin * expand
+            layers = []
+            if expand != 1:
+                layers += [nn.Conv2d(cin, hidden, 1, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6()]
+            layers += [nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6(),
+                       nn.Conv2d(hidden, cout, 1, bias=False), nn.BatchNorm2d(cout)]
+            self.body = nn.Sequential(*layers)
+            self.residual = stride == 1 and cin == cout
+
+        def forward(self, x):
+            return x + self.body(x) if self.residual else self.body(x)
+
+    class MobileNetV2(nn.Module):
+        """The MobileNetV2 layout (torchvision's: inverted residuals, depthwise 3×3, ReLU6), random weights."""
+
+        def __init__(self):
+            super().__init__()
+            layers = [nn.Conv2d(3, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU6()]
+            cin = 32
+            for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+                for i in range(n):
+                    layers.append(InvertedResidual(cin, c, s if i == 0 else 1, t))
+                    cin = c
+            layers += [nn.Conv2d(cin, 1280, 1, bias=False), nn.BatchNorm2d(1280), nn.ReLU6()]
+            self.features = nn.Sequential(*layers)
+            self.classifier = nn.Linear(1280, 1000)
+
+        def forward(self, x):
+            return self.classifier(torch.flatten(F.adaptive_avg_pool2d(self.features(x), 1), 1))
+
+    def export(module, example, opset, path, spatial=False, coarse=False):
         torch.manual_seed(0)
         module.eval()
+        if coarse:  # weights on 15 levels of each tensor's range: the file (and its plan) compress, the speed is the same
+            with torch.no_grad():
+                for prm in module.parameters():
+                    step = prm.abs().max() / 7
+                    if step > 0:
+                        prm.copy_(torch.round(prm / step) * step)
         with torch.no_grad():  # give BN non-trivial statistics
             for m in module.modules():
                 if isinstance(m, nn.BatchNorm2d) and m.affine:
@@ -269,6 +344,8 @@ def _torch_models():
     for opset in (9, 11, 13, 17):
         makers[f"torch_shape_subgraph_opset{opset}"] = (lambda p, o=opset: export(shape, torch.zeros(1, 3, 8, 8), o, p))
     makers["resnet18"] = lambda p: export(resnet, torch.zeros(1, 3, 224, 224), 13, p)
+    makers["resnet50"] = lambda p: export(ResNet50(), torch.zeros(1, 3, 224, 224), 13, p, coarse=True)
+    makers["mobilenetv2"] = lambda p: export(MobileNetV2(), torch.zeros(1, 3, 224, 224), 13, p, coarse=True)
     torch.manual_seed(3)
     affine_false = ConvBnAffineFalse()
     with torch.no_grad():
@@ -312,6 +389,8 @@ def main():
                                "torch_shape_subgraph_opset13", "torch_shape_subgraph_opset17", "resnet18", "detector640", "conv_bn_affine_false",
                                "mobile_detector", "mobile_detector_opset17"]
                    if not wanted or n in wanted]
+    # Only on request: large, and used by the device benchmarks alone.
+    torch_names += [n for n in ["resnet50", "mobilenetv2"] if n in wanted]
     if torch_names:
         makers = _torch_models()
         for name in torch_names:

@@ -1,0 +1,39 @@
+#!/bin/sh
+# The OpenCL backend on a GPU machine, in one run: the cross-backend harness with the device's
+# variants selected, each plan's outputs on the device against the CPU integer reference, q8 bench
+# (FP32 on the CPU beside INT8 through OpenCL, batch 1 and 64, with device kernel and copy
+# times), q8's INT8 GEMM beside CLBlast's SGEMM, and PyTorch on the same GPU (torch_peers.py).
+#   bench/run_opencl_device.sh PKG OUT
+# PKG holds bin/ (q8, q8_unit_tests, opencl_gemm), lib/ (their shared libraries), and for each
+# NAME in $MODELS (default: resnet18 resnet50 mobilenetv2) NAME.onnx and NAME.q8plan (built by q8
+# from the test-model factory's NAME); OUT receives the JSON.
+set -u
+PKG=$(cd "$1" && pwd)
+OUT=$2
+MODELS=${MODELS:-resnet18 resnet50 mobilenetv2}
+export LD_LIBRARY_PATH="$PKG/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+mkdir -p "$OUT"
+if [ -w /etc ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
+  mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
+command -v nvidia-smi >/dev/null && nvidia-smi -L
+echo "== harness (every op case, bit for bit against the integer reference)"
+"$PKG/bin/q8_unit_tests" --gtest_filter='Int8Harness*:ProgramCache*:Select*' 2>&1 | grep -E "^\[ +(OK|FAILED|PASSED)|Failure|first difference|bit-identical|runs on the CPU"
+echo "== whole plans: OpenCL outputs against the CPU integer reference (batch 2)"
+for m in $MODELS; do
+  "$PKG/bin/q8" run "$PKG/$m.q8plan" --shape input=2x3x224x224 --output-dir "$OUT/cpu_$m" >/dev/null
+  "$PKG/bin/q8" run "$PKG/$m.q8plan" --device opencl --shape input=2x3x224x224 --output-dir "$OUT/ocl_$m" | grep -E "placement|→"
+  if cmp -s "$OUT/cpu_$m/output.npy" "$OUT/ocl_$m/output.npy"; then echo "$m: identical"; else echo "$m: DIFFERENT"; fi
+done
+echo "== q8 bench: FP32 on the CPU, INT8 through OpenCL"
+for m in $MODELS; do
+  for b in 1 64; do
+    it=20; [ "$b" = 64 ] && it=5
+    "$PKG/bin/q8" bench "$PKG/$m.onnx" --int8 "$PKG/$m.q8plan" --device opencl --shape input=${b}x3x224x224 --iterations $it \
+      --warmup 2 --json "$OUT/q8_${m}_b$b.json" 2>&1 | grep -E "threads:|latency|device time|copies|×" | sed "s/^/$m b$b: /"
+  done
+done
+echo "== INT8 GEMM: q8's QGemm beside CLBlast SGEMM"
+"$PKG/bin/opencl_gemm" --n 1024,4096,8192 --repeat 3 --json "$OUT/q8_gemm.json"
+echo "== PyTorch on the same GPU"
+python3 "$(dirname "$0")/torch_peers.py" --json "$OUT/torch_peers.json"
