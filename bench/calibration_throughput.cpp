@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   app.add_flag("--plain", plain, "FP32 inference only, no observers");
   int threads = 0, streams = 1;
   app.add_option("--threads", threads, "compute threads (0: one per core)");
-  app.add_option("--streams", streams, "batches at once, compute threads split between them (0: one per 4 threads)")->capture_default_str();
+  app.add_option("--streams", streams, "batches at once, compute threads split between them (0: one per 3 threads)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     if (threads > 0) set_compute_threads(threads);

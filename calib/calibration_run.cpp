@@ -12,7 +12,7 @@
 
 namespace q8 {
 
-int calibration_streams(int requested) { return requested > 0 ? requested : std::max(1, compute_threads() / 4); }
+int calibration_streams(int requested) { return requested > 0 ? requested : std::max(1, compute_threads() / 3); }
 
 CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator, BatchStream& stream, Progress& progress,
                                      const std::atomic<bool>& interrupt, const CalibrationRunOptions& options) {

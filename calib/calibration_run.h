@@ -17,7 +17,7 @@ struct CalibrationRunResult {
   double seconds = 0;
 };
 
-// How many batches run at once (trtexec's --streams): 0 picks one stream per 4 compute threads.
+// How many batches run at once (trtexec's --streams): 0 picks one stream per 3 compute threads.
 int calibration_streams(int requested);
 
 struct CalibrationRunOptions {

@@ -325,7 +325,7 @@ void add_calibrate_command(CLI::App& app) {
       ->capture_default_str()->group(out);
   cmd->add_option("--resume", o->resume, "continue the run saved in this HDF5 file")->group(out);
   cmd->add_flag("--force", o->force, "resume although the data, order or preprocessing differ from the saved run's")->group(out);
-  cmd->add_option("--streams", o->streams, "batches at once (as trtexec's --streams), the threads split between them; 0: one per 4 threads")
+  cmd->add_option("--streams", o->streams, "batches at once (as trtexec's --streams), the threads split between them; 0: one per 3 threads")
       ->capture_default_str()->check(CLI::Range(0, kMaxThreads))->group("Streaming");
   cmd->add_option("--merge", o->merge, "add the histograms of this HDF5 file (shards calibrated apart); repeatable")->group(out);
   cmd->callback([o] { calibrate(*o); });
