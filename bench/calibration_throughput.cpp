@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     BatchStreamOptions options;
     options.batch_size = batch, options.limit = limit;
     BatchStream stream(open_model_inputs(graph, data, pre, {}), pre, options);
-    Calibrator calibrator(graph, {});
+    // As q8 calibrate: `max` alone keeps statistics only.
+    Calibrator calibrator(graph, {kDefaultHistogramBins, false, method != "max"});
     const auto start = std::chrono::steady_clock::now();
     double finalize_seconds = 0;
     streams = calibration_streams(streams);

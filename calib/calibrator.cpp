@@ -36,7 +36,7 @@ Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(o
 void Calibrator::observe(const std::string& name, const Tensor& t, bool now) {
   if (t.dtype() != DType::Float32 || !candidates_.count(name)) return;
   auto it = observers_.find(name);
-  if (it == observers_.end()) it = observers_.emplace(name, TensorObserver(options_.bins, options_.skip_zeros)).first;
+  if (it == observers_.end()) it = observers_.emplace(name, TensorObserver(options_.bins, options_.skip_zeros, options_.histograms)).first;
   TensorObserver* obs = &it->second;
   const bool waiting = std::any_of(pending_.begin(), pending_.end(), [&](const auto& p) { return p.first == obs; });
   if (waiting) flush();  // an observer takes its batches in order

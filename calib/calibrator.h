@@ -15,6 +15,9 @@ namespace q8 {
 struct ObserverOptions {
   int64_t bins = kDefaultHistogramBins;
   bool skip_zeros = false;
+  // false: statistics only, for runs that read no histogram (every tensor calibrated by `max`,
+  // no histogram file written, resumed or merged): the binning is most of the observers' cost.
+  bool histograms = true;
 };
 
 // Which method calibrates which tensor: a default, overridden by tensor name or by the op type

@@ -54,4 +54,29 @@ int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, u
   return i;
 }
 
+int64_t scan_avx512(const float* p, int64_t n, ScanTotals& totals) {
+  const __m512i exponent = _mm512_set1_epi32(0x7f800000);
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 lo = _mm512_set1_ps(totals.lo), hi = _mm512_set1_ps(totals.hi);
+  uint32_t zeros = 0, nonfinite = 0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = _mm512_loadu_ps(p + i);
+    const __mmask16 finite = _mm512_cmpneq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(v), exponent), exponent);
+    nonfinite += 16 - uint32_t(__builtin_popcount(finite));
+    zeros += uint32_t(__builtin_popcount(_mm512_cmp_ps_mask(v, zero, _CMP_EQ_OQ)));
+    lo = _mm512_mask_mov_ps(lo, finite & _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v);
+    hi = _mm512_mask_mov_ps(hi, finite & _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v);
+  }
+  alignas(64) float l[16], h[16];
+  _mm512_store_ps(l, lo);
+  _mm512_store_ps(h, hi);
+  for (int k = 0; k < 16; ++k) {
+    if (l[k] < totals.lo) totals.lo = l[k];
+    if (h[k] > totals.hi) totals.hi = h[k];
+  }
+  totals.zeros += zeros, totals.nonfinite += nonfinite;
+  return i;
+}
+
 }  // namespace q8

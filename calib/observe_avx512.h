@@ -18,4 +18,7 @@ struct ScanTotals {
 // count overflows, and 4 · (top + 1) + 16 ≤ 65,536 (indices are 16-bit).
 int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, uint16_t* local, ScanTotals& totals);
 
+// The same statistics without the bins (observers that keep no histogram).
+int64_t scan_avx512(const float* p, int64_t n, ScanTotals& totals);
+
 }  // namespace q8

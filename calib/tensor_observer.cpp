@@ -49,9 +49,17 @@ struct StatsAccumulator {
   }
 };
 
+bool wide_scan();
+
 ChunkStats scan(const float* p, int64_t n) {
   StatsAccumulator acc;
-  for (int64_t i = 0; i < n; ++i) acc.add(p[i]);
+  int64_t i = 0;
+  if (wide_scan()) {
+    ScanTotals t{acc.lo, acc.hi, 0, 0};
+    i = scan_avx512(p, n, t);
+    acc.lo = t.lo, acc.hi = t.hi, acc.zeros += t.zeros, acc.nonfinite += t.nonfinite;
+  }
+  for (; i < n; ++i) acc.add(p[i]);
   return acc.result();
 }
 
@@ -139,7 +147,7 @@ void TensorObserver::observe_all(const std::vector<std::pair<TensorObserver*, co
   };
   std::vector<Task> tasks;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (items[i].first->histogram_.empty()) continue;
+    if (items[i].first->histograms_ && items[i].first->histogram_.empty()) continue;
     const int64_t n = items[i].second->numel();
     for (int64_t begin = 0; begin < n; begin += kChunk) tasks.push_back({i, begin, std::min(kChunk, n - begin)});
   }
@@ -148,10 +156,14 @@ void TensorObserver::observe_all(const std::vector<std::pair<TensorObserver*, co
   parallel_for(int64_t(tasks.size()), 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const Task& task = tasks[size_t(t)];
+      const float* values = items[task.item].second->data<float>() + task.begin;
+      if (!items[task.item].first->histograms_) {  // statistics only
+        results[size_t(t)].stats = scan(values, task.n);
+        continue;
+      }
       const AbsHistogram& h = items[task.item].first->histogram_;
       counts[size_t(t)].assign(size_t(h.bins()), 0);
-      results[size_t(t)] = scan_and_bin(items[task.item].second->data<float>() + task.begin, task.n, std::ldexp(1.0f, -h.exponent()),
-                                        h.bins(), counts[size_t(t)]);
+      results[size_t(t)] = scan_and_bin(values, task.n, std::ldexp(1.0f, -h.exponent()), h.bins(), counts[size_t(t)]);
     }
   });
   // Each tensor takes its chunks' sums (integers and exact minima and maxima: the order of the
@@ -161,7 +173,7 @@ void TensorObserver::observe_all(const std::vector<std::pair<TensorObserver*, co
   for (size_t t = 0; t < tasks.size();) {
     const size_t item = tasks[t].item;
     TensorObserver& obs = *items[item].first;
-    std::vector<uint64_t> sum(size_t(obs.histogram_.bins()), 0);
+    std::vector<uint64_t> sum(obs.histograms_ ? size_t(obs.histogram_.bins()) : 0, 0);
     ChunkStats total;
     uint64_t overflow = 0;
     for (; t < tasks.size() && tasks[t].item == item; ++t) {
@@ -172,13 +184,13 @@ void TensorObserver::observe_all(const std::vector<std::pair<TensorObserver*, co
     }
     if (overflow || total.nonfinite) continue;
     done[item] = true;
-    if (obs.skip_zeros_) sum[0] -= total.zeros;
+    if (obs.skip_zeros_ && obs.histograms_) sum[0] -= total.zeros;
     obs.stats_.elements += uint64_t(items[item].second->numel());
     obs.stats_.zeros += total.zeros;
     obs.stats_.min = std::min(obs.stats_.min, double(total.lo));
     obs.stats_.max = std::max(obs.stats_.max, double(total.hi));
     obs.stats_.max_abs = std::max(obs.stats_.max_abs, double(std::max(std::fabs(total.lo), std::fabs(total.hi))));
-    obs.histogram_.add_counts(sum);
+    if (obs.histograms_) obs.histogram_.add_counts(sum);
   }
   for (size_t i = 0; i < items.size(); ++i)
     if (!done[i] && items[i].second->numel() > 0) items[i].first->observe_in_two_passes(*items[i].second);
@@ -223,6 +235,7 @@ void TensorObserver::observe_in_two_passes(const Tensor& t) {
   const float max_abs = std::max(std::fabs(total.lo), std::fabs(total.hi));
   stats_.max_abs = std::max(stats_.max_abs, double(max_abs));
   // Pass 2: the histogram.
+  if (!histograms_) return;
   histogram_.prepare(max_abs);
   if (histogram_.empty()) {  // zeros only so far
     if (!skip_zeros_) histogram_.add_zeros(total.zeros);

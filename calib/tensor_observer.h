@@ -27,7 +27,9 @@ struct TensorStats {
 
 class TensorObserver {
  public:
-  TensorObserver(int64_t bins, bool skip_zeros) : histogram_(bins), skip_zeros_(skip_zeros) {}
+  // histograms false: statistics only (what `max` reads), the histogram left empty.
+  TensorObserver(int64_t bins, bool skip_zeros, bool histograms = true)
+      : histogram_(bins), skip_zeros_(skip_zeros), histograms_(histograms) {}
 
   // Updates from one float32 tensor (any shape). Nothing of it is kept.
   void observe(const Tensor& t);
@@ -49,6 +51,7 @@ class TensorObserver {
   TensorStats stats_;
   AbsHistogram histogram_;
   bool skip_zeros_;
+  bool histograms_;
 };
 
 }  // namespace q8

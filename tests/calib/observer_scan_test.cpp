@@ -91,5 +91,19 @@ TEST(ObserverScan, AllAtOnceEqualsOneByOne) {
   }
 }
 
+TEST(ObserverScan, StatisticsOnlyObserversKeepTheSameStatistics) {
+  // What `max` reads, without the histogram (tensor 0's four batches: both paths, NaN included).
+  const auto all = batches();
+  TensorObserver full(4096, false), stats_only(4096, false, false);
+  for (const Tensor& t : all[0]) full.observe(t), stats_only.observe(t);
+  EXPECT_TRUE(stats_only.histogram().empty());
+  EXPECT_EQ(stats_only.stats().elements, full.stats().elements);
+  EXPECT_EQ(stats_only.stats().zeros, full.stats().zeros);
+  EXPECT_EQ(stats_only.stats().nan, full.stats().nan);
+  EXPECT_EQ(stats_only.stats().min, full.stats().min);
+  EXPECT_EQ(stats_only.stats().max, full.stats().max);
+  EXPECT_EQ(stats_only.stats().max_abs, full.stats().max_abs);
+}
+
 }  // namespace
 }  // namespace q8

@@ -168,7 +168,10 @@ void calibrate(CalibrateOptions o) {
   const std::string model_bytes = read_file(o.model);
   const Graph graph = parse_model(model_bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
   const std::string sha = sha256_hex(model_bytes);
-  Calibrator calibrator(graph, {o.bins, o.skip_zeros});
+  // `max` reads statistics only: without other methods, or histograms to write, resume or merge,
+  // the observers keep no histogram.
+  const bool histograms = o.method != "max" || !choice.overrides.empty() || !o.histograms.empty() || !o.resume.empty() || !o.merge.empty();
+  Calibrator calibrator(graph, {o.bins, o.skip_zeros, histograms});
   for (const auto& [name, method] : choice.overrides) {
     const bool op_type = std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return n.op_type == name; });
     check(op_type || calibrator.candidates().count(name), "--override " + name + "=" + method +
