@@ -4,12 +4,49 @@
 
 namespace q8 {
 
+namespace {
+
+// Running statistics, 16 lanes at a time: minimum and maximum over finite values (v < lo /
+// v > hi, as the scalar loop), zeros, and NaN/±Inf (an all-ones exponent).
+class WideStats {
+ public:
+  explicit WideStats(const ScanTotals& t) : lo_(_mm512_set1_ps(t.lo)), hi_(_mm512_set1_ps(t.hi)) {}
+
+  // Adds 16 values; returns the mask of their zeros.
+  __mmask16 add(__m512 v) {
+    const __mmask16 finite = _mm512_cmpneq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(v), exponent_), exponent_);
+    const __mmask16 zero = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    nonfinite_ += 16 - uint32_t(__builtin_popcount(finite));
+    zeros_ += uint32_t(__builtin_popcount(zero));
+    lo_ = _mm512_mask_mov_ps(lo_, finite & _mm512_cmp_ps_mask(v, lo_, _CMP_LT_OQ), v);
+    hi_ = _mm512_mask_mov_ps(hi_, finite & _mm512_cmp_ps_mask(v, hi_, _CMP_GT_OQ), v);
+    return zero;
+  }
+
+  // Folds the lanes into t in the scalar loop's order-free way (min and max are exact).
+  void fold(ScanTotals& t) const {
+    alignas(64) float l[16], h[16];
+    _mm512_store_ps(l, lo_);
+    _mm512_store_ps(h, hi_);
+    for (int k = 0; k < 16; ++k) {
+      if (l[k] < t.lo) t.lo = l[k];
+      if (h[k] > t.hi) t.hi = h[k];
+    }
+    t.zeros += zeros_, t.nonfinite += nonfinite_;
+  }
+
+ private:
+  const __m512i exponent_ = _mm512_set1_epi32(0x7f800000);
+  __m512 lo_, hi_;
+  uint32_t zeros_ = 0, nonfinite_ = 0;
+};
+
+}  // namespace
+
 int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, uint16_t* local, ScanTotals& totals) {
-  const __m512i exponent = _mm512_set1_epi32(0x7f800000);
   const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
-  const __m512 scale = _mm512_set1_ps(inv), cap = _mm512_set1_ps(float(top)), zero = _mm512_setzero_ps();
-  __m512 lo = _mm512_set1_ps(totals.lo), hi = _mm512_set1_ps(totals.hi);
-  uint32_t zeros = 0, nonfinite = 0;
+  const __m512 scale = _mm512_set1_ps(inv), cap = _mm512_set1_ps(float(top));
+  WideStats stats(totals);
   const int32_t stride = int32_t(top + 1);
   const __m512i copy = _mm512_setr_epi32(0, stride, 2 * stride, 3 * stride, 0, stride, 2 * stride, 3 * stride, 0, stride,
                                          2 * stride, 3 * stride, 0, stride, 2 * stride, 3 * stride);
@@ -17,20 +54,15 @@ int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, u
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 v = _mm512_loadu_ps(p + i);
-    const __m512i bits = _mm512_castps_si512(v);
-    const __mmask16 finite = _mm512_cmpneq_epi32_mask(_mm512_and_si512(bits, exponent), exponent);
-    nonfinite += 16 - uint32_t(__builtin_popcount(finite));
-    zeros += uint32_t(__builtin_popcount(_mm512_cmp_ps_mask(v, zero, _CMP_EQ_OQ)));
-    lo = _mm512_mask_mov_ps(lo, finite & _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v);
-    hi = _mm512_mask_mov_ps(hi, finite & _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v);
+    const __mmask16 zero = stats.add(v);
     // min(|v| · inv, top): MINPS returns its second operand when the first is NaN.
-    const __m512 scaled = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(bits, abs_mask)), scale);
+    const __m512 scaled = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), abs_mask)), scale);
     // Lane k counts into copy k % 4, except zeros (runs of them follow ReLU), which go to a
     // slot of their own per lane: repeated increments of one count form a chain through
-    // memory, and the zeros are counted above anyway. The 16 indices (each < 2^16) leave the
+    // memory, and the zeros are counted anyway. The 16 indices (each < 2^16) leave the
     // register packed four to a 64-bit word: four moves to general registers instead of 16.
     const __m512i b = _mm512_add_epi32(_mm512_cvttps_epi32(_mm512_min_ps(scaled, cap)), copy);
-    const __m512i at = _mm512_mask_mov_epi32(b, _mm512_cmp_ps_mask(v, zero, _CMP_EQ_OQ), zero_slot);
+    const __m512i at = _mm512_mask_mov_epi32(b, zero, zero_slot);
     const __m256i packed = _mm512_cvtepi32_epi16(at);
     const __m128i low = _mm256_castsi256_si128(packed), high = _mm256_extracti128_si256(packed, 1);
     const uint64_t words[4] = {uint64_t(_mm_cvtsi128_si64(low)), uint64_t(_mm_extract_epi64(low, 1)),
@@ -42,40 +74,15 @@ int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, u
       ++local[word >> 48];
     }
   }
-  // Lane minima and maxima fold in the scalar loop's order-free way (min and max are exact).
-  alignas(64) float l[16], h[16];
-  _mm512_store_ps(l, lo);
-  _mm512_store_ps(h, hi);
-  for (int k = 0; k < 16; ++k) {
-    if (l[k] < totals.lo) totals.lo = l[k];
-    if (h[k] > totals.hi) totals.hi = h[k];
-  }
-  totals.zeros += zeros, totals.nonfinite += nonfinite;
+  stats.fold(totals);
   return i;
 }
 
 int64_t scan_avx512(const float* p, int64_t n, ScanTotals& totals) {
-  const __m512i exponent = _mm512_set1_epi32(0x7f800000);
-  const __m512 zero = _mm512_setzero_ps();
-  __m512 lo = _mm512_set1_ps(totals.lo), hi = _mm512_set1_ps(totals.hi);
-  uint32_t zeros = 0, nonfinite = 0;
+  WideStats stats(totals);
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 v = _mm512_loadu_ps(p + i);
-    const __mmask16 finite = _mm512_cmpneq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(v), exponent), exponent);
-    nonfinite += 16 - uint32_t(__builtin_popcount(finite));
-    zeros += uint32_t(__builtin_popcount(_mm512_cmp_ps_mask(v, zero, _CMP_EQ_OQ)));
-    lo = _mm512_mask_mov_ps(lo, finite & _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v);
-    hi = _mm512_mask_mov_ps(hi, finite & _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v);
-  }
-  alignas(64) float l[16], h[16];
-  _mm512_store_ps(l, lo);
-  _mm512_store_ps(h, hi);
-  for (int k = 0; k < 16; ++k) {
-    if (l[k] < totals.lo) totals.lo = l[k];
-    if (h[k] > totals.hi) totals.hi = h[k];
-  }
-  totals.zeros += zeros, totals.nonfinite += nonfinite;
+  for (; i + 16 <= n; i += 16) stats.add(_mm512_loadu_ps(p + i));
+  stats.fold(totals);
   return i;
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "engine/ir/clip_bounds.h"
+#include "engine/ops/broadcast.h"
 #include "engine/ops/pooling.h"
 #include "engine/ops/window.h"
 #include "engine/opencl/args.h"
@@ -133,6 +134,24 @@ class ClWeighted final : public ClNode {
   Tensor w_, bias_, scale_, geometry_;
 };
 
+// kernels/add.cl's broadcast layout: output dims, then a's and b's strides, over 6 axes aligned
+// to the right (0 along broadcast axes).
+Tensor broadcast_layout(const Dims& out, const Dims& a, const Dims& b, const std::string& name) {
+  std::vector<int64_t> layout(18, 0);
+  check(out.size() <= 6, name + ": OpenCL's Add takes up to 6 axes");
+  for (size_t axis = 0; axis < 6; ++axis) layout[axis] = axis + out.size() >= 6 ? out[axis + out.size() - 6] : 1;
+  const Dims* operands[2] = {&a, &b};
+  for (size_t t = 0; t < 2; ++t) {
+    const Dims& d = *operands[t];
+    int64_t stride = 1;
+    for (size_t k = d.size(); k-- > 0;) {
+      layout[6 * (t + 1) + (6 - d.size() + k)] = d[k] == 1 ? 0 : stride;
+      stride *= d[k];
+    }
+  }
+  return Tensor::from_vector<int64_t>({18}, layout);
+}
+
 class ClAdd final : public ClNode {
  public:
   ClAdd(std::shared_ptr<OpenClDevice> device, const NodeView& view)
@@ -149,20 +168,7 @@ class ClAdd final : public ClNode {
 
  private:
   void prepare(const std::vector<TensorDesc>& inputs) override {
-    // Output dims, then a's and b's strides, over 6 axes aligned to the right.
-    std::vector<int64_t> layout(18, 0);
-    const Dims& out = out_.dims;
-    check(out.size() <= 6, name_ + ": the OpenCL QAdd takes up to 6 axes");
-    for (size_t a = 0; a < 6; ++a) layout[a] = a + out.size() >= 6 ? out[a + out.size() - 6] : 1;
-    for (size_t t = 0; t < 2; ++t) {
-      const Dims& d = inputs[t].dims;
-      int64_t stride = 1;
-      for (size_t k = d.size(); k-- > 0;) {
-        layout[6 * (t + 1) + (6 - d.size() + k)] = d[k] == 1 ? 0 : stride;
-        stride *= d[k];
-      }
-    }
-    layout_ = device_->upload(Tensor::from_vector<int64_t>({18}, layout));
+    layout_ = device_->upload(broadcast_layout(out_.dims, inputs[0].dims, inputs[1].dims, name_));
   }
 
   float a_scale_, b_scale_;
@@ -358,10 +364,44 @@ class ClGlobalAveragePool final : public PreparedNode {
   cl_long planes_ = 0, size_ = 0;
 };
 
-// The float32 ops the device runs (activations, GlobalAveragePool), or why not.
+// Add on float32 with broadcasting (kernels/add.cl); a constant operand is uploaded once.
+class ClFloatAdd final : public PreparedNode {
+ public:
+  ClFloatAdd(std::shared_ptr<OpenClDevice> device, const NodeView& view) : device_(std::move(device)), name_(view.node.describe()) {
+    for (size_t i = 0; i < 2; ++i)
+      if (view.constant(i)) constants_[i] = device_->upload(*view.constant(i));
+  }
+
+  Reshaped reshape(const std::vector<TensorDesc>& in) override {
+    out_ = {DType::Float32, broadcast_dims(in.at(0).dims, in.at(1).dims, "Add")};
+    layout_ = device_->upload(broadcast_layout(out_.dims, in[0].dims, in[1].dims, name_));
+    return {{out_}, 0};
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const cl_long count = numel(out_.dims);
+    const cl_kernel k = device_->kernel("add_float");
+    set_args(k, constants_[0].empty() ? *in[0] : constants_[0], constants_[1].empty() ? *in[1] : constants_[1], out[0], count, layout_);
+    device_->launch(k, {size_t(count)});
+  }
+
+ private:
+  std::shared_ptr<OpenClDevice> device_;
+  std::string name_;
+  Tensor constants_[2];
+  TensorDesc out_;
+  Tensor layout_;
+};
+
+// The float32 ops the device runs (activations, GlobalAveragePool, Add), or why not.
 Support float_support(const NodeView& view, const DeviceCaps& caps) {
   const Node& n = view.node;
   if (view.input_type(0) != DType::Float32) return Support::no("runs " + n.op_type + " on float32 only");
+  if (n.op_type == "Add") {
+    if (view.input_type(1) != DType::Float32) return Support::no("runs Add on float32 only");
+    return Support::yes();
+  }
   if (n.op_type == "GlobalAveragePool") {
     if (caps.extensions.find("cl_khr_fp64") == std::string::npos) return Support::no("the device has no doubles (cl_khr_fp64)");
     return Support::yes();
@@ -373,7 +413,7 @@ Support float_support(const NodeView& view, const DeviceCaps& caps) {
 }
 
 bool is_float_op(const std::string& op) {
-  return op == "GlobalAveragePool" || std::find(kActivations.begin(), kActivations.end(), op) != kActivations.end();
+  return op == "GlobalAveragePool" || op == "Add" || std::find(kActivations.begin(), kActivations.end(), op) != kActivations.end();
 }
 
 // Per-tensor int8 QuantizeLinear or DequantizeLinear with constant parameters, or why not.
@@ -456,6 +496,7 @@ class OpenClBackend final : public Backend {
     if (view.node.op_type == "MaxPool") return std::make_unique<ClMaxPool>(device_, view);
     if (view.node.op_type == "QuantizeLinear" || view.node.op_type == "DequantizeLinear") return std::make_unique<ClQuantize>(device_, view);
     if (view.node.op_type == "GlobalAveragePool") return std::make_unique<ClGlobalAveragePool>(device_);
+    if (view.node.op_type == "Add") return std::make_unique<ClFloatAdd>(device_, view);
     if (is_float_op(view.node.op_type)) return std::make_unique<ClActivation>(device_, view);
     if (is_view_op(view.node.op_type)) return std::make_unique<ClView>(view);
     if (view.node.op_type == "QAdd") return std::make_unique<ClAdd>(device_, view);

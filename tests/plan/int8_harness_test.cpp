@@ -430,7 +430,8 @@ TEST(Int8Harness, CarriersOnInt8MatchTheCpuOps) {
 
 // The plan's boundaries and the float32 ops between its fused ops: QuantizeLinear (ties, values
 // past the int8 range, ±inf; the host's own x / s), DequantizeLinear, the activations (NaN, ±inf,
-// ±0, values at the kinks), GlobalAveragePool and float views: the CPU ops' bits on every device
+// ±0, values at the kinks), GlobalAveragePool, Add (broadcast, a constant operand, inf − inf) and
+// float views: the CPU ops' bits on every device
 // that takes them, a NaN matching any NaN (a device that cannot be exact says why and is skipped,
 // which the count shows).
 TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
@@ -446,6 +447,11 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
   const Tensor scale = Tensor::scalar<float>(0.3f), zero = Tensor::scalar<int8_t>(0), shifted = Tensor::scalar<int8_t>(-3);
   const Tensor lo = Tensor::scalar<float>(-1.5f), hi = Tensor::scalar<float>(6.0f);
   const Tensor q = random_int8({2, 3, 5, 7}, rng);
+  Tensor x2(DType::Float32, {2, 3, 5, 7}), per_channel(DType::Float32, {3, 1, 1});
+  for (int64_t i = 0; i < x2.numel(); ++i) x2.data<float>()[i] = wide(rng);
+  for (int64_t i = 0; i < 3; ++i) per_channel.data<float>()[i] = wide(rng);
+  x2.data<float>()[0] = -std::numeric_limits<float>::infinity();  // with x's +inf at 70 below: NaN
+  x2.data<float>()[70] = -std::numeric_limits<float>::infinity();
   auto node = [](const std::string& op, std::vector<std::string> in, std::map<std::string, Attribute> attrs = {}) {
     Node n;
     n.op_type = op, n.name = op, n.inputs = std::move(in), n.outputs = {"y"}, n.attributes = std::move(attrs);
@@ -471,6 +477,8 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
       {node("HardSwish", {"x"}), {&x}, {false}},
       {node("GlobalAveragePool", {"x"}), {&x}, {false}},
       {node("Flatten", {"x"}, {{"axis", Attribute::of_int(1)}}), {&x}, {false}},
+      {node("Add", {"x", "x2"}), {&x, &x2}, {false, false}},
+      {node("Add", {"x", "c"}), {&x, &per_channel}, {false, true}},
   };
   int ran = 0, devices = 0;
   for (const Backend* backend : int8_backends()) {
@@ -502,7 +510,7 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
     }
   }
   std::printf("%d op cases bit-identical on %d devices\n", ran, devices);
-  EXPECT_GE(ran, devices * 9);  // all but the ops a device may not be exact for
+  EXPECT_GE(ran, devices * 11);  // all but the ops a device may not be exact for
 }
 
 }  // namespace
