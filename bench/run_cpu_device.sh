@@ -1,0 +1,41 @@
+#!/bin/sh
+# The CPU figures on a many-core machine, in one run: FP32 inference of q8 beside ONNX Runtime
+# (Python's onnxruntime) at 1, 2 and all threads, then calibration throughput with every observer
+# and plain FP32 over the same batches at 2 threads and at all but one thread (calibrate's default
+# streams; one core left to the batch reader).
+#   bench/run_cpu_device.sh PKG
+# PKG holds bin/ (fp32_inference, calibration_throughput), lib/ (their shared libraries),
+# fashion_cnn.onnx, resnet18.onnx, detector640.onnx, mobile_detector_opset17.onnx (test-model
+# factory) and t10k-images-idx3-ubyte.gz (Fashion-MNIST).
+set -u
+PKG=$(cd "$1" && pwd)
+export LD_LIBRARY_PATH="$PKG/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+HERE=$(cd "$(dirname "$0")" && pwd)
+ALL=$(nproc)
+echo "== FP32 inference, q8 (--graph-optimization all) and ONNX Runtime, same shapes and threads"
+for T in 1 2 "$ALL"; do
+  for m in "fashion_cnn input=256x1x28x28" "resnet18 input=8x3x224x224" "detector640 input=1x3x640x640" \
+           "mobile_detector_opset17 input=1x3x640x640"; do
+    set -- $m
+    q=$("$PKG/bin/fp32_inference" --name "$1" --model "$PKG/$1.onnx" --shape "$2" --threads "$T" --repeat 11 | sed 's/.*| q8 *\([0-9.]*\) ms.*/\1/')
+    o=$(python3 "$HERE/ort_inference.py" "$PKG/$1.onnx" "$2" "$T" 11 | grep -o '[0-9.]* ms' | head -1 | cut -d' ' -f1)
+    awk -v n="$1" -v t="$T" -v q="$q" -v o="$o" 'BEGIN { printf "%-26s threads %2d  q8 %9.2f ms  ORT %9.2f ms  q8/ORT %.2f\n", n, t, q, o, q / o }'
+  done
+done
+echo "== calibration throughput (samples/s)"
+DET=$(mktemp -d)
+python3 -c "
+import numpy as np
+r = np.random.default_rng(0)
+for i in range(64): np.save(f'$DET/{i:03d}.npy', r.integers(0, 256, (640, 640, 3), dtype=np.uint8))
+"
+for T in 2 $((ALL - 1)); do
+  for m in plain max entropy percentile mse; do
+    flag="--method $m"; [ "$m" = plain ] && flag="--plain"
+    "$PKG/bin/calibration_throughput" --name fashion_cnn --model "$PKG/fashion_cnn.onnx" --data "$PKG/t10k-images-idx3-ubyte.gz" \
+      --batch-size 32 --limit 10000 --threads "$T" --streams 0 $flag | tail -1
+    "$PKG/bin/calibration_throughput" --name detector640 --model "$PKG/detector640.onnx" --data "$DET" --batch-size 4 --limit 64 \
+      --threads "$T" --streams 0 $flag | tail -1
+  done
+done
+rm -rf "$DET"
