@@ -1,12 +1,15 @@
 // The float32 activations that stay FP32 in a plan, as engine/ops/*.cpp compute them, with the
 // same comparisons in the same order (so NaN goes where the host sends it) and no contraction
-// (requantize.cl's pragma). HardSwish divides: IEEE-exact only in a program built with
-// -cl-fp32-correctly-rounded-divide-sqrt (engine/opencl/select.h).
+// (requantize.cl's pragma). HardSwish and Sigmoid divide: IEEE-exact only in a program built with
+// -cl-fp32-correctly-rounded-divide-sqrt (engine/opencl/select.h). Exp and Sigmoid call q8_exp
+// (exp.cl), the host's own e^x.
 #define Q8_RELU 0
 #define Q8_CLIP 1
 #define Q8_LEAKY_RELU 2
 #define Q8_HARD_SIGMOID 3
 #define Q8_HARD_SWISH 4
+#define Q8_SIGMOID 5
+#define Q8_EXP 6
 
 __kernel void activation(__global const float* x, __global float* y, long count, int op, float a, float b) {
   const long i = get_global_id(0);
@@ -24,6 +27,10 @@ __kernel void activation(__global const float* x, __global float* y, long count,
     const float t = a * v + b;
     const float lo = t < 1.0f ? t : 1.0f;
     r = 0.0f < lo ? lo : 0.0f;
+  } else if (op == Q8_SIGMOID) {
+    r = 1.0f / (1.0f + q8_exp(-v));
+  } else if (op == Q8_EXP) {
+    r = q8_exp(v);
   } else {  // x · max(0, min(1, x / 6 + 1/2)), a = 6 passed as an argument: no compiler can turn the
             // division into a multiplication by a rounded reciprocal, which is not the IEEE quotient
     const float t = v / a + 0.5f;

@@ -1,5 +1,5 @@
 // QAdd, portable: z_q = clamp(rne(fma((float)a, A, (float)b · B)), lo, hi) with numpy
-// broadcasting (broadcast_offsets and its layout: add.cl).
+// broadcasting (broadcast_offsets and its layout: binary.cl).
 __kernel void qadd(__global const char* a, __global const char* b, __global char* z, long count, __global const long* layout,
                    float a_scale, float b_scale, int lo, int hi) {
   const long i = get_global_id(0);

@@ -61,18 +61,21 @@ std::vector<Found> find_devices() {
       c.local_memory = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
       c.global_memory = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
       c.nvidia = c.vendor.find("NVIDIA") != std::string::npos;
-      c.exact_divide = (device_value<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+      const auto fp = device_value<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG);
+      c.exact_divide = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+      c.denormals = (fp & CL_FP_DENORM) != 0;
       found.push_back({p, d, c});
     }
   }
   return found;
 }
 
-// The program's source: the epilogue first, then every other kernel file.
+// The program's source: the files others call first (the epilogue, then exp), then every other
+// kernel file.
 std::string program_source() {
-  std::string common, rest;
-  for (const auto& [name, body] : kernel_sources) (name == "requantize" ? common : rest) += std::string(body) + "\n";
-  return common + rest;
+  std::string epilogue, exp, rest;
+  for (const auto& [name, body] : kernel_sources) (name == "requantize" ? epilogue : name == "exp" ? exp : rest) += std::string(body) + "\n";
+  return epilogue + exp + rest;
 }
 
 }  // namespace

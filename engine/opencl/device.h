@@ -25,6 +25,8 @@ struct DeviceCaps {
   // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: float division can be built IEEE-exact
   // (-cl-fp32-correctly-rounded-divide-sqrt), which QuantizeLinear's x / s needs.
   bool exact_divide = false;
+  // CL_FP_DENORM: float32 subnormals are kept, not flushed to zero, as on the host.
+  bool denormals = false;
 
   // "NVIDIA H200 (NVIDIA CUDA, driver 580.65, OpenCL 3.0 CUDA, 132 compute units)"
   std::string describe() const;

@@ -11,6 +11,7 @@
 #include "engine/ops/pooling.h"
 #include "engine/ops/window.h"
 #include "engine/opencl/args.h"
+#include "engine/opencl/ops/ops.h"
 #include "engine/opencl/select.h"
 #include "engine/plan/reference/backend.h"
 
@@ -134,7 +135,7 @@ class ClWeighted final : public ClNode {
   Tensor w_, bias_, scale_, geometry_;
 };
 
-// kernels/add.cl's broadcast layout: output dims, then a's and b's strides, over 6 axes aligned
+// kernels/binary.cl's broadcast layout: output dims, then a's and b's strides, over 6 axes aligned
 // to the right (0 along broadcast axes).
 Tensor broadcast_layout(const Dims& out, const Dims& a, const Dims& b, const std::string& name) {
   std::vector<int64_t> layout(18, 0);
@@ -279,7 +280,7 @@ class ClQuantize final : public PreparedNode {
 };
 
 // The float32 activations of kernels/activations.cl; its op codes in the order of the kernel's.
-const std::vector<std::string> kActivations = {"Relu", "Clip", "LeakyRelu", "HardSigmoid", "HardSwish"};
+const std::vector<std::string> kActivations = {"Relu", "Clip", "LeakyRelu", "HardSigmoid", "HardSwish", "Sigmoid", "Exp"};
 
 class ClActivation final : public PreparedNode {
  public:
@@ -364,16 +365,22 @@ class ClGlobalAveragePool final : public PreparedNode {
   cl_long planes_ = 0, size_ = 0;
 };
 
-// Add on float32 with broadcasting (kernels/add.cl); a constant operand is uploaded once.
-class ClFloatAdd final : public PreparedNode {
+// kernels/binary.cl's ops, in the order of its op codes.
+const std::vector<std::string> kBinaryOps = {"Add", "Sub", "Mul", "Div"};
+
+// Add, Sub, Mul and Div on float32 with broadcasting (kernels/binary.cl); a constant operand is
+// uploaded once.
+class ClFloatBinary final : public PreparedNode {
  public:
-  ClFloatAdd(std::shared_ptr<OpenClDevice> device, const NodeView& view) : device_(std::move(device)), name_(view.node.describe()) {
+  ClFloatBinary(std::shared_ptr<OpenClDevice> device, const NodeView& view)
+      : device_(std::move(device)), name_(view.node.describe()), op_type_(view.node.op_type),
+        op_(int(std::find(kBinaryOps.begin(), kBinaryOps.end(), op_type_) - kBinaryOps.begin())) {
     for (size_t i = 0; i < 2; ++i)
       if (view.constant(i)) constants_[i] = device_->upload(*view.constant(i));
   }
 
   Reshaped reshape(const std::vector<TensorDesc>& in) override {
-    out_ = {DType::Float32, broadcast_dims(in.at(0).dims, in.at(1).dims, "Add")};
+    out_ = {DType::Float32, broadcast_dims(in.at(0).dims, in.at(1).dims, op_type_.c_str())};
     layout_ = device_->upload(broadcast_layout(out_.dims, in[0].dims, in[1].dims, name_));
     return {{out_}, 0};
   }
@@ -381,25 +388,32 @@ class ClFloatAdd final : public PreparedNode {
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const cl_long count = numel(out_.dims);
-    const cl_kernel k = device_->kernel("add_float");
-    set_args(k, constants_[0].empty() ? *in[0] : constants_[0], constants_[1].empty() ? *in[1] : constants_[1], out[0], count, layout_);
+    const cl_kernel k = device_->kernel("binary_float");
+    set_args(k, constants_[0].empty() ? *in[0] : constants_[0], constants_[1].empty() ? *in[1] : constants_[1], out[0], count, layout_, op_);
     device_->launch(k, {size_t(count)});
   }
 
  private:
   std::shared_ptr<OpenClDevice> device_;
-  std::string name_;
+  std::string name_, op_type_;
+  int op_;
   Tensor constants_[2];
   TensorDesc out_;
   Tensor layout_;
 };
 
-// The float32 ops the device runs (activations, GlobalAveragePool, Add), or why not.
+bool is_binary_op(const std::string& op) { return std::find(kBinaryOps.begin(), kBinaryOps.end(), op) != kBinaryOps.end(); }
+
+// The float32 ops the device runs (activations, GlobalAveragePool, the binary ops), or why not.
 Support float_support(const NodeView& view, const DeviceCaps& caps) {
   const Node& n = view.node;
   if (view.input_type(0) != DType::Float32) return Support::no("runs " + n.op_type + " on float32 only");
-  if (n.op_type == "Add") {
-    if (view.input_type(1) != DType::Float32) return Support::no("runs Add on float32 only");
+  if (!caps.denormals) return Support::no("the device flushes float32 subnormals (no CL_FP_DENORM)");
+  const bool divides = n.op_type == "HardSwish" || n.op_type == "Sigmoid" || n.op_type == "Div";
+  if (divides && !caps.exact_divide)
+    return Support::no("the device's float division is not IEEE-exact (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)");
+  if (is_binary_op(n.op_type)) {
+    if (view.input_type(1) != DType::Float32) return Support::no("runs " + n.op_type + " on float32 only");
     return Support::yes();
   }
   if (n.op_type == "GlobalAveragePool") {
@@ -407,13 +421,11 @@ Support float_support(const NodeView& view, const DeviceCaps& caps) {
     return Support::yes();
   }
   if (n.op_type == "Clip" && !ClActivation::clip_bounds(view)) return Support::no("Clip's bounds are not constant float32 scalars");
-  if (n.op_type == "HardSwish" && !caps.exact_divide)
-    return Support::no("the device's float division is not IEEE-exact (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)");
   return Support::yes();
 }
 
 bool is_float_op(const std::string& op) {
-  return op == "GlobalAveragePool" || op == "Add" || std::find(kActivations.begin(), kActivations.end(), op) != kActivations.end();
+  return op == "GlobalAveragePool" || is_binary_op(op) || std::find(kActivations.begin(), kActivations.end(), op) != kActivations.end();
 }
 
 // Per-tensor int8 QuantizeLinear or DequantizeLinear with constant parameters, or why not.
@@ -481,6 +493,7 @@ class OpenClBackend final : public Backend {
     const Node& n = view.node;
     if (n.domain.empty() && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear")) return quantize_support(view, device_->caps());
     if (n.domain.empty() && is_float_op(n.op_type)) return float_support(view, device_->caps());
+    if (const ClOp* op = n.domain.empty() ? find_cl_op(n.op_type) : nullptr) return op->supports(view, device_->caps());
     if (n.domain.empty()) return carrier_support(view);
     if (n.domain != kInt8Domain) return Support::no();
     if (n.op_type != "QConv" && n.op_type != "QConvTranspose" && n.op_type != "QGemm" && n.op_type != "QAdd" && n.op_type != "QConcat")
@@ -496,7 +509,8 @@ class OpenClBackend final : public Backend {
     if (view.node.op_type == "MaxPool") return std::make_unique<ClMaxPool>(device_, view);
     if (view.node.op_type == "QuantizeLinear" || view.node.op_type == "DequantizeLinear") return std::make_unique<ClQuantize>(device_, view);
     if (view.node.op_type == "GlobalAveragePool") return std::make_unique<ClGlobalAveragePool>(device_);
-    if (view.node.op_type == "Add") return std::make_unique<ClFloatAdd>(device_, view);
+    if (view.node.domain.empty() && is_binary_op(view.node.op_type)) return std::make_unique<ClFloatBinary>(device_, view);
+    if (const ClOp* op = view.node.domain.empty() ? find_cl_op(view.node.op_type) : nullptr) return op->create(device_, view);
     if (is_float_op(view.node.op_type)) return std::make_unique<ClActivation>(device_, view);
     if (is_view_op(view.node.op_type)) return std::make_unique<ClView>(view);
     if (view.node.op_type == "QAdd") return std::make_unique<ClAdd>(device_, view);

@@ -50,14 +50,6 @@ int64_t nearest_index(double x, const std::string& mode) {
   return int64_t(std::round(x));
 }
 
-// Per output index of one axis: up to two source indices with weights; outside = extrapolate.
-struct AxisTaps {
-  std::vector<int64_t> i0, i1;
-  std::vector<float> w0, w1;
-  std::vector<bool> outside;
-  bool identity = true;
-};
-
 AxisTaps axis_taps(int64_t in_len, int64_t out_len, float scale, double roi_start, double roi_end, const ResizeAttrs& a) {
   AxisTaps t;
   double resized = double(in_len) * double(scale);
@@ -134,14 +126,64 @@ Tensor interpolate_last_two(const Tensor& x, const Dims& out_dims, const std::ve
 
 }  // namespace
 
-Tensor interpolate(const Tensor& x, const Dims& out_dims, const std::vector<float>& scales, const std::vector<float>& roi,
-                   const ResizeAttrs& a) {
-  const size_t rank = x.rank();
+ResizeAttrs resize_attrs(const Node& node, int64_t opset) {
+  ResizeAttrs a;
+  a.mode = node.attr_string("mode", "nearest");
+  if (opset >= 11) {
+    a.coordinate_mode = node.attr_string("coordinate_transformation_mode", "half_pixel");
+    a.nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor");
+    a.extrapolation_value = node.attr_float("extrapolation_value", 0.0f);
+    check(node.attr_int("exclude_outside", 0) == 0 || a.mode != "cubic", node.describe() + ": exclude_outside needs cubic mode");
+  } else {
+    a.coordinate_mode = "asymmetric";
+    a.nearest_mode = "floor";
+  }
+  check_resize_attrs(a, node.describe());
+  return a;
+}
+
+ResizeTarget resize_target(const Dims& x, const Inputs& in, int64_t opset, const std::string& name) {
+  const size_t rank = x.size();
+  ResizeTarget t;
+  Dims sizes;
+  if (opset < 11) {
+    t.scales = required_input(in, 1, "Resize", "scales").to_floats();
+  } else {
+    if (const Tensor* r = optional_input(in, 1); r && r->numel() > 0) t.roi = r->to_floats();
+    if (const Tensor* s = optional_input(in, 2); s && s->numel() > 0) t.scales = s->to_floats();
+    if (const Tensor* s = optional_input(in, 3); s && s->numel() > 0) sizes = s->to_int64s();
+  }
+  check(t.scales.empty() != sizes.empty(), name + ": exactly one of scales and sizes must be given");
+  t.out.resize(rank);
+  if (!sizes.empty()) {
+    check(sizes.size() == rank, name + ": sizes has " + std::to_string(sizes.size()) + " values for rank " + std::to_string(rank));
+    t.scales.resize(rank);
+    for (size_t d = 0; d < rank; ++d) t.out[d] = sizes[d], t.scales[d] = float(double(sizes[d]) / double(x[d]));
+  } else {
+    check(t.scales.size() == rank, name + ": scales has " + std::to_string(t.scales.size()) + " values for rank " + std::to_string(rank));
+    for (size_t d = 0; d < rank; ++d) {
+      check(t.scales[d] > 0, name + ": scale " + std::to_string(t.scales[d]) + " is not positive");
+      t.out[d] = int64_t(std::floor(double(x[d]) * double(t.scales[d])));
+    }
+  }
+  return t;
+}
+
+std::vector<AxisTaps> resize_taps(const Dims& x, const Dims& out_dims, const std::vector<float>& scales,
+                                  const std::vector<float>& roi, const ResizeAttrs& a) {
+  const size_t rank = x.size();
   std::vector<AxisTaps> taps;
   for (size_t d = 0; d < rank; ++d) {
     const double start = roi.size() == 2 * rank ? roi[d] : 0.0, end = roi.size() == 2 * rank ? roi[d + rank] : 1.0;
-    taps.push_back(axis_taps(x.dim(d), out_dims[d], scales[d], start, end, a));
+    taps.push_back(axis_taps(x[d], out_dims[d], scales[d], start, end, a));
   }
+  return taps;
+}
+
+Tensor interpolate(const Tensor& x, const Dims& out_dims, const std::vector<float>& scales, const std::vector<float>& roi,
+                   const ResizeAttrs& a) {
+  const size_t rank = x.rank();
+  const std::vector<AxisTaps> taps = resize_taps(x.dims(), out_dims, scales, roi, a);
   bool last_two = rank >= 2 && x.dtype() == DType::Float32 && a.coordinate_mode != "tf_crop_and_resize";
   for (size_t d = 0; d + 2 < rank; ++d) last_two = last_two && taps[d].identity;
   if (last_two) return interpolate_last_two(x, out_dims, taps, a.mode == "linear");

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/ir/graph.h"
 #include "engine/ir/tensor.h"
+#include "engine/ops/op.h"
 
 namespace q8 {
 
@@ -18,6 +20,31 @@ struct ResizeAttrs {
 
 // Validates the attribute values; Error naming the node and the value otherwise.
 void check_resize_attrs(const ResizeAttrs& a, const std::string& name);
+
+// A Resize node's attributes (opset 10 behaves as Upsample: asymmetric, nearest rounds down),
+// checked.
+ResizeAttrs resize_attrs(const Node& node, int64_t opset);
+
+// What a Resize node asks of an input of dims x: the output dims, the scale of each axis's
+// coordinate transform, and roi = [start…, end…] (or empty). in holds the node's inputs (X, roi,
+// scales, sizes; opset 10: X, scales); Error naming the node when they disagree.
+struct ResizeTarget {
+  Dims out;
+  std::vector<float> scales, roi;
+};
+ResizeTarget resize_target(const Dims& x, const Inputs& in, int64_t opset, const std::string& name);
+
+// Per output index of one axis: up to two source indices with weights; outside = extrapolate.
+struct AxisTaps {
+  std::vector<int64_t> i0, i1;
+  std::vector<float> w0, w1;
+  std::vector<bool> outside;
+  bool identity = true;
+};
+
+// The taps of every axis of x for a resize to out_dims (what interpolate reads).
+std::vector<AxisTaps> resize_taps(const Dims& x, const Dims& out_dims, const std::vector<float>& scales,
+                                  const std::vector<float>& roi, const ResizeAttrs& a);
 
 // Resizes float32 (or any type, for nearest) x to out_dims. scales[d] is the scale used by the
 // coordinate transform of axis d; roi = [start…, end…] for tf_crop_and_resize (or empty).

@@ -1,26 +1,38 @@
-// Softmax: y = exp(x − max) / Σ exp(x − max). Opset >= 13: along one axis (default −1).
-// Opset < 13: over the input coerced to 2-D at axis (default 1), i.e. over all dims from axis.
+// Softmax: y = exp(x − max) / Σ exp(x − max) over each row (softmax.h), e^x by q8_exp, the sum in
+// double in index order.
+#include "engine/ops/softmax.h"
+
 #include <cmath>
 
 #include "engine/cpu/parallel.h"
 #include "engine/ops/elementwise.h"
+#include "engine/ops/exp_float.h"
 
 namespace q8 {
+
+SoftmaxAxis softmax_axis(const Node& node, int64_t opset) {
+  const bool coerce = opset < 13;
+  return {node.attr_int("axis", coerce ? 1 : -1), coerce};
+}
+
+SoftmaxRows softmax_rows(const Dims& dims, const SoftmaxAxis& a) {
+  const size_t axis = size_t(normalize_axis(a.axis, int64_t(dims.size()), "Softmax"));
+  SoftmaxRows r;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (d < axis) r.outer *= dims[d];
+    else if (d == axis || a.coerce_2d) r.len *= dims[d];
+    else r.inner *= dims[d];
+  }
+  return r;
+}
 
 namespace {
 class Softmax final : public Op {
  public:
-  Softmax(int64_t axis, bool coerce_2d) : axis_(axis), coerce_2d_(coerce_2d) {}
+  explicit Softmax(SoftmaxAxis axis) : axis_(axis) {}
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = float_input(in, 0, "Softmax", "input");
-    const int64_t rank = int64_t(x.rank());
-    const size_t axis = size_t(normalize_axis(axis_, rank, "Softmax"));
-    int64_t outer = 1, len = 1, inner = 1;
-    for (size_t d = 0; d < x.rank(); ++d) {
-      if (d < axis) outer *= x.dim(d);
-      else if (d == axis || coerce_2d_) len *= x.dim(d);
-      else inner *= x.dim(d);
-    }
+    const auto [outer, len, inner] = softmax_rows(x.dims(), axis_);
     Tensor y(DType::Float32, x.dims());
     const float* px = x.data<float>();
     float* py = y.data<float>();
@@ -32,7 +44,7 @@ class Softmax final : public Op {
       float max = -INFINITY;
       for (int64_t j = 0; j < len; ++j) max = std::max(max, src[j * inner]);
       double sum = 0;
-      for (int64_t j = 0; j < len; ++j) sum += dst[j * inner] = std::exp(src[j * inner] - max);
+      for (int64_t j = 0; j < len; ++j) sum += dst[j * inner] = q8_exp(src[j * inner] - max);
       const float scale = float(1.0 / sum);
       for (int64_t j = 0; j < len; ++j) dst[j * inner] *= scale;
     }
@@ -41,14 +53,12 @@ class Softmax final : public Op {
   }
 
  private:
-  int64_t axis_;
-  bool coerce_2d_;
+  SoftmaxAxis axis_;
 };
 }  // namespace
 
 std::unique_ptr<Op> create_softmax(const Node& node, const OpContext& ctx) {
-  const bool coerce = ctx.opset < 13;
-  return std::make_unique<Softmax>(node.attr_int("axis", coerce ? 1 : -1), coerce);
+  return std::make_unique<Softmax>(softmax_axis(node, ctx.opset));
 }
 
 }  // namespace q8

@@ -1,0 +1,12 @@
+// The data-movement ops that only select values (Transpose, Slice, nearest Resize, on int8 or
+// float32): y[i] = x[source[i]], where the host made source by running the CPU op once on the
+// element indices (engine/opencl/ops/gather.cpp), so the selection is the CPU op's own.
+__kernel void gather_int8(__global const char* x, __global char* y, __global const int* source, long count) {
+  const long i = get_global_id(0);
+  if (i < count) y[i] = x[source[i]];
+}
+
+__kernel void gather_float(__global const float* x, __global float* y, __global const int* source, long count) {
+  const long i = get_global_id(0);
+  if (i < count) y[i] = x[source[i]];
+}
