@@ -1,9 +1,12 @@
 // INT8 GEMM through the OpenCL backend: QGemm (int8 x [n, n] · int8 wᵀ [n, n], int32 bias, the
 // requantizing epilogue) at the sizes given, timed from the first launch to the queue's end, on
-// the OpenCL device chosen, beside CLBlast's SGEMM (float32, the same shapes, on the same queue).
-// Prints TOPS / TFLOP/s (2·n³ operations per run) and writes JSON.
+// the OpenCL device chosen, beside the backend's float32 Gemm (CLBlast's SGEMM, the same shapes,
+// on the same queue, with q8's Xgemm parameters where it has them for the device). Prints TOPS /
+// TFLOP/s (2·n³ operations per run) and writes JSON. --xgemm-sweep N times SGEMM at n = N under
+// each candidate Xgemm parameter set (engine/opencl/clblast_tuning.h) and CLBlast's own, to find
+// a device's entry.
 //
-//   opencl_gemm [--device N] [--n 1024,4096] [--repeat R] [--json OUT]
+//   opencl_gemm [--device N] [--n 1024,4096] [--repeat R] [--json OUT] [--xgemm-sweep N]
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -13,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/io/atomic_write.h"
+#include "engine/opencl/clblast_tuning.h"
 #include "engine/opencl/device.h"
 #include "engine/opencl/opencl_backend.h"
 
@@ -20,15 +24,64 @@
 
 using namespace q8;
 
+namespace {
+
+// Seconds per call of run, over repeat calls after one warm-up, to the queue's end.
+template <typename F>
+double time_runs(OpenClDevice& cl, int repeat, F run) {
+  run();
+  cl.finish();
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < repeat; ++r) run();
+  cl.finish();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeat;
+}
+
+// SGEMM at n under each candidate, then under CLBlast's own parameters.
+void sweep(OpenClDevice& cl, int64_t n, int repeat, nlohmann::ordered_json& out) {
+  Tensor a(DType::Float32, {n, n});
+  std::mt19937 rng(2);
+  for (float& v : a.values<float>()) v = float(int(rng() % 255) - 127);
+  const Tensor ad = cl.upload(a), bd = cl.upload(a), cd = cl.allocate(DType::Float32, {n, n});
+  cl_command_queue queue = cl.queue();
+  auto sgemm = [&] {
+    const clblast::StatusCode status =
+        clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes, size_t(n), size_t(n), size_t(n), 1.0f,
+                             buffer_of(ad), 0, size_t(n), buffer_of(bd), 0, size_t(n), 0.0f, buffer_of(cd), 0, size_t(n), &queue, nullptr);
+    if (status != clblast::StatusCode::kSuccess) throw Error("CLBlast SGEMM failed with status " + std::to_string(int(status)));
+  };
+  std::unordered_map<std::string, size_t> own;
+  clblast::RetrieveParameters(cl.device(), "Xgemm", clblast::Precision::kSingle, own);
+  std::vector<XgemmParams> candidates = xgemm_candidates();
+  candidates.push_back(XgemmParams(own.begin(), own.end()));
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    std::string text;
+    for (const auto& [name, value] : candidates[i]) text += name + "=" + std::to_string(value) + " ";
+    try {
+      override_xgemm(cl.device(), candidates[i]);
+      const double s = time_runs(cl, repeat, sgemm);
+      const double tflops = 2.0 * double(n) * double(n) * double(n) / s / 1e12;
+      std::printf("xgemm %s%s: %8.2f TFLOP/s\n", text.c_str(), i + 1 == candidates.size() ? "(CLBlast's own)" : "", tflops);
+      out["xgemm_sweep"].push_back({{"n", n}, {"params", candidates[i]}, {"tflops", tflops}, {"clblast_own", i + 1 == candidates.size()}});
+    } catch (const std::exception& e) {
+      std::printf("xgemm %s: %s\n", text.c_str(), e.what());
+    }
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"INT8 GEMM TOPS through q8's OpenCL backend"};
   int device = 0, repeat = 5;
   std::vector<int64_t> sizes = {1024, 2048, 4096};
   std::string json;
+  int64_t sweep_n = 0;
   app.add_option("--device", device, "OpenCL device index (list order over all platforms)")->capture_default_str();
   app.add_option("--n", sizes, "matrix sizes")->delimiter(',')->capture_default_str();
   app.add_option("--repeat", repeat, "timed runs per size")->capture_default_str();
   app.add_option("--json", json, "write the figures here");
+  app.add_option("--xgemm-sweep", sweep_n, "time CLBlast's SGEMM at this n under each candidate Xgemm parameter set, then exit");
   CLI11_PARSE(app, argc, argv);
   try {
     const Backend& backend = opencl_backend(device);
@@ -36,6 +89,11 @@ int main(int argc, char** argv) {
     std::printf("device: %s\n", cl->caps().describe().c_str());
     nlohmann::ordered_json out;
     out["device"] = cl->caps().describe();
+    if (sweep_n > 0) {
+      sweep(*cl, sweep_n, repeat, out);
+      if (!json.empty()) write_file_atomically(json, out.dump(2) + "\n");
+      return 0;
+    }
     for (int64_t n : sizes) {
       std::mt19937 rng(1);
       Tensor x(DType::Int8, {n, n}), w(DType::Int8, {n, n}), b(DType::Int32, {n}), m(DType::Float32, {n});
@@ -51,32 +109,24 @@ int main(int argc, char** argv) {
       const Inputs in = {&xd, &w, &b, &m};
       prepared->reshape(describe(in));
       std::vector<Tensor> y(1);
-      prepared->run(in, y, {});  // warm-up
-      cl->finish();
-      const auto start = std::chrono::steady_clock::now();
-      for (int r = 0; r < repeat; ++r) prepared->run(in, y, {});
-      cl->finish();
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeat;
+      const double s = time_runs(*cl, repeat, [&] { prepared->run(in, y, {}); });
       const double tops = 2.0 * double(n) * double(n) * double(n) / s / 1e12;
-      // CLBlast SGEMM on float copies: C = A · Bᵀ.
+      // The backend's float32 Gemm (CLBlast's SGEMM) on float copies: Y = A · Bᵀ.
       Tensor af(DType::Float32, {n, n}), bf(DType::Float32, {n, n});
       for (int64_t i = 0; i < n * n; ++i) af.data<float>()[i] = float(x.data<int8_t>()[i]), bf.data<float>()[i] = float(w.data<int8_t>()[i]);
-      const Tensor ad = cl->upload(af), bd = cl->upload(bf), cd = cl->allocate(DType::Float32, {n, n});
-      cl_command_queue queue = cl->queue();
-      auto sgemm = [&] {
-        const clblast::StatusCode status =
-            clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes, size_t(n), size_t(n), size_t(n),
-                                 1.0f, buffer_of(ad), 0, size_t(n), buffer_of(bd), 0, size_t(n), 0.0f, buffer_of(cd), 0, size_t(n), &queue, nullptr);
-        if (status != clblast::StatusCode::kSuccess) throw Error("CLBlast SGEMM failed with status " + std::to_string(int(status)));
-      };
-      sgemm();  // warm-up (CLBlast compiles its kernels here)
-      cl->finish();
-      const auto s0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < repeat; ++r) sgemm();
-      cl->finish();
-      const double fs = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count() / repeat;
+      Node fnode;
+      fnode.op_type = "Gemm", fnode.name = "sgemm", fnode.inputs = {"a", "b"}, fnode.outputs = {"y"};
+      fnode.attributes["transB"] = Attribute::of_int(1);
+      NodeView fview{fnode, 13, {DType::Float32, DType::Float32}, {{}, {}}, {nullptr, &bf}};
+      check(backend.supports(fview).ok, "the device does not run float32 Gemm: " + backend.supports(fview).reason);
+      const std::unique_ptr<PreparedNode> fprepared = backend.create(fview);
+      const Tensor ad = backend.upload(af);
+      const Inputs fin = {&ad, &bf};
+      fprepared->reshape(describe(fin));
+      std::vector<Tensor> fy(1);
+      const double fs = time_runs(*cl, repeat, [&] { fprepared->run(fin, fy, {}); });
       const double tflops = 2.0 * double(n) * double(n) * double(n) / fs / 1e12;
-      std::printf("n = %5lld: q8 QGemm %9.3f ms, %8.2f TOPS | CLBlast SGEMM %9.3f ms, %8.2f TFLOP/s\n", static_cast<long long>(n),
+      std::printf("n = %5lld: q8 QGemm %9.3f ms, %8.2f TOPS | FP32 Gemm (CLBlast) %9.3f ms, %8.2f TFLOP/s\n", static_cast<long long>(n),
                   s * 1e3, tops, fs * 1e3, tflops);
       out["gemm"].push_back({{"n", n}, {"ms", s * 1e3}, {"tops", tops}, {"clblast_sgemm_ms", fs * 1e3}, {"clblast_sgemm_tflops", tflops}});
     }

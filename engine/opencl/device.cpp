@@ -170,6 +170,20 @@ void OpenClDevice::launch(cl_kernel kernel, std::vector<size_t> global) {
            "running an OpenCL kernel on " + caps_.name);
 }
 
+void OpenClDevice::copy(const Tensor& from, Tensor& to) {
+  check(from.nbytes() == to.nbytes(), "device copy of " + std::to_string(from.nbytes()) + " bytes into " + std::to_string(to.nbytes()));
+  if (from.nbytes())
+    cl_check(clEnqueueCopyBuffer(queue_, buffer_of(from), buffer_of(to), 0, 0, from.nbytes(), 0, nullptr, event_slot(Command::Kernel, 0)),
+             "copying " + std::to_string(from.nbytes()) + " bytes on " + caps_.name);
+}
+
+void OpenClDevice::zero(Tensor& t) {
+  const cl_uchar zero = 0;
+  if (t.nbytes())
+    cl_check(clEnqueueFillBuffer(queue_, buffer_of(t), &zero, 1, 0, t.nbytes(), 0, nullptr, event_slot(Command::Kernel, 0)),
+             "zeroing " + std::to_string(t.nbytes()) + " bytes on " + caps_.name);
+}
+
 void OpenClDevice::finish() { cl_check(clFinish(queue_), "waiting for " + caps_.name); }
 
 cl_event* OpenClDevice::event_slot(Command what, size_t bytes) {

@@ -49,7 +49,8 @@ class OpenClDevice {
   // The memory name placement reports: "opencl:0".
   const std::string& memory_name() const { return memory_name_; }
   cl_kernel kernel(const std::string& name);
-  // For libraries that enqueue on the same device (CLBlast in bench/opencl_gemm).
+  // For libraries that enqueue on the same device (CLBlast).
+  cl_device_id device() const { return device_; }
   cl_context context() const { return context_; }
   cl_command_queue queue() const { return queue_; }
 
@@ -59,6 +60,12 @@ class OpenClDevice {
   Tensor download(const Tensor& on_device);
   // Enqueues kernel over the global range (each axis at least 1), in order on the queue.
   void launch(cl_kernel kernel, std::vector<size_t> global);
+  // Device-side copy of all of from into to (same size), and zero fill.
+  void copy(const Tensor& from, Tensor& to);
+  void zero(Tensor& t);
+  // The event out-parameter for a library's command on queue() (CLBlast's), so it counts as
+  // kernel time while timing; nullptr otherwise.
+  cl_event* library_event() { return event_slot(Command::Kernel, 0); }
   void finish();
   // Records every command's profiling event until end_timing, which waits for them and sums.
   void begin_timing();

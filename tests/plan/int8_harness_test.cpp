@@ -553,3 +553,77 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
 
 }  // namespace
 }  // namespace q8
+
+namespace q8 {
+namespace {
+
+// Float32 Gemm and MatMul on a device (CLBlast's SGEMM) sum in their own order, so they are held
+// to the dot product's bound instead of bits: each side's error in α·Σ a·b + β·c is at most
+// γ(K+2)·(|α|·Σ|a|·|b| + |β·c|), γ(n) = n·u / (1 − n·u), u = 2^−24; the two differ by at most twice that.
+TEST(Int8Harness, FloatGemmIsWithinTheDotProductBound) {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  auto random = [&](Dims dims) {
+    Tensor t(DType::Float32, std::move(dims));
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = dist(rng);
+    return t;
+  };
+  const Tensor a = random({7, 33}), at = random({33, 7}), b = random({33, 10}), bt = random({10, 33}), c = random({10}), c2 = random({7, 1});
+  const Tensor a4 = random({2, 3, 5, 33}), w = random({33, 19});
+  auto node = [](const std::string& op, std::vector<std::string> in, std::map<std::string, Attribute> attrs = {}) {
+    Node n;
+    n.op_type = op, n.name = op, n.inputs = std::move(in), n.outputs = {"y"}, n.attributes = std::move(attrs);
+    return n;
+  };
+  const std::map<std::string, Attribute> scaled = {{"alpha", Attribute::of_float(0.5f)}, {"beta", Attribute::of_float(2.0f)}};
+  struct Case {
+    Node node;
+    Inputs in;
+    std::vector<bool> constant;
+    bool trans_a = false, trans_b = false;
+  };
+  const std::vector<Case> cases = {
+      {node("Gemm", {"a", "b", "c"}, scaled), {&a, &b, &c}, {false, true, true}},
+      {node("Gemm", {"a", "b", "c"}, {{"transB", Attribute::of_int(1)}}), {&a, &bt, &c2}, {false, true, true}, false, true},
+      {node("Gemm", {"a", "b"}, {{"transA", Attribute::of_int(1)}}), {&at, &b}, {false, false}, true, false},
+      {node("MatMul", {"a", "w"}), {&a4, &w}, {false, true}},
+  };
+  const double u = std::ldexp(1.0, -24);
+  int ran = 0;
+  for (const Backend* backend : int8_backends()) {
+    if (backend == &int8_reference_backend()) continue;
+    for (const Case& cs : cases) {
+      ASSERT_TRUE(backend->supports(view_of(cs.node, cs.in, cs.constant)).ok) << backend->name() << ": " << cs.node.op_type;
+      const Tensor want = run_node(cpu_backend(), cs.node, cs.in, cs.constant);
+      const Tensor got = run_node(*backend, cs.node, cs.in, cs.constant);
+      ASSERT_EQ(got.dims(), want.dims()) << cs.node.op_type;
+      const bool gemm = cs.node.op_type == "Gemm";
+      const Tensor& x = *cs.in[0];
+      const Tensor& y = *cs.in[1];
+      const int64_t k = gemm ? (cs.trans_a ? x.dim(0) : x.dim(1)) : x.dims().back(), n = got.dims().back(), m = got.numel() / n;
+      const double alpha = gemm ? cs.node.attr_float("alpha", 1.0f) : 1.0, beta = gemm ? cs.node.attr_float("beta", 1.0f) : 0.0;
+      const double gamma = double(k + 2) * u / (1 - double(k + 2) * u);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double magnitude = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            const float av = cs.trans_a ? x.data<float>()[p * m + i] : x.data<float>()[i * k + p];
+            const float bv = cs.trans_b ? y.data<float>()[j * k + p] : y.data<float>()[p * n + j];
+            magnitude += std::fabs(double(av) * double(bv));
+          }
+          magnitude *= std::fabs(alpha);
+          if (gemm && cs.in.size() > 2) {
+            const Tensor& cv = *cs.in[2];
+            magnitude += std::fabs(beta * cv.data<float>()[cv.numel() == n ? j : i]);
+          }
+          const double g = got.data<float>()[i * n + j], wv = want.data<float>()[i * n + j];
+          ASSERT_LE(std::fabs(g - wv), 2 * gamma * magnitude) << backend->name() << ": " << cs.node.op_type << " (" << i << ", " << j << ")";
+        }
+      ++ran;
+    }
+  }
+  std::printf("%d float GEMM cases within the bound\n", ran);
+}
+
+}  // namespace
+}  // namespace q8

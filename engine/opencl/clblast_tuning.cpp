@@ -1,0 +1,46 @@
+#include "engine/opencl/clblast_tuning.h"
+
+#include <clblast.h>  // after q8's OpenCL headers, which fix the OpenCL version
+
+namespace q8 {
+
+namespace {
+
+// Measured entries: device name → the parameters that won the sweep there.
+const std::map<std::string, XgemmParams>& table() {
+  static const std::map<std::string, XgemmParams> entries = {};
+  return entries;
+}
+
+}  // namespace
+
+XgemmParams tuned_xgemm(const std::string& device_name) {
+  const auto it = table().find(device_name);
+  return it == table().end() ? XgemmParams{} : it->second;
+}
+
+void override_xgemm(cl_device_id device, const XgemmParams& params) {
+  std::unordered_map<std::string, size_t> all;
+  clblast::StatusCode s = clblast::RetrieveParameters(device, "Xgemm", clblast::Precision::kSingle, all);
+  if (s == clblast::StatusCode::kSuccess) {
+    for (const auto& [name, value] : params) all[name] = value;
+    s = clblast::OverrideParameters(device, "Xgemm", clblast::Precision::kSingle, all);
+  }
+  check(s == clblast::StatusCode::kSuccess, "CLBlast refused Xgemm parameters: status " + std::to_string(int(s)));
+}
+
+std::vector<XgemmParams> xgemm_candidates() {
+  // GEMMK 0 (the 2-D register tiling); MWG × NWG block tiles from 64 to 128, 16 × 16 threads,
+  // 4- and 8-wide vectors, A and B staged in local memory.
+  std::vector<XgemmParams> c;
+  for (size_t mwg : {64, 128})
+    for (size_t nwg : {64, 128})
+      for (size_t kwg : {16, 32})
+        for (size_t v : {2, 4}) {
+          c.push_back({{"GEMMK", 0}, {"KREG", 1}, {"KWG", kwg}, {"KWI", 2}, {"MDIMA", 16}, {"MDIMC", 16}, {"MWG", mwg}, {"NDIMB", 16},
+                       {"NDIMC", 16}, {"NWG", nwg}, {"SA", 1}, {"SB", 1}, {"STRM", 0}, {"STRN", 0}, {"VWM", v}, {"VWN", v}});
+        }
+  return c;
+}
+
+}  // namespace q8
