@@ -2,7 +2,7 @@
 # The OpenCL backend on a GPU machine, in one run: the cross-backend harness with the device's
 # variants selected, each plan's outputs on the device against the CPU integer reference, q8 bench
 # (FP32 on the CPU beside INT8 through OpenCL, batch 1 and 64, with device kernel and copy
-# times), q8's INT8 GEMM beside CLBlast's SGEMM, and PyTorch on the same GPU (torch_peers.py).
+# times), CLBlast's SGEMM under each Xgemm candidate, q8's INT8 GEMM beside the FP32 Gemm, and PyTorch on the same GPU (torch_peers.py).
 #   bench/run_opencl_device.sh PKG OUT
 # PKG holds bin/ (q8, q8_unit_tests, opencl_gemm), lib/ (their shared libraries), and for each
 # NAME in $MODELS (default: resnet18 resnet50 mobilenetv2) NAME.onnx and NAME.q8plan (built by q8
@@ -33,7 +33,9 @@ for m in $MODELS; do
       --warmup 2 --json "$OUT/q8_${m}_b$b.json" 2>&1 | grep -E "threads:|latency|device time|copies|×" | sed "s/^/$m b$b: /"
   done
 done
-echo "== INT8 GEMM: q8's QGemm beside CLBlast SGEMM"
+echo "== CLBlast's SGEMM under each candidate Xgemm parameter set (engine/opencl/clblast_tuning.cpp)"
+"$PKG/bin/opencl_gemm" --xgemm-sweep 4096 --repeat 3 --json "$OUT/xgemm_sweep.json"
+echo "== INT8 GEMM: q8's QGemm beside the FP32 Gemm (CLBlast's SGEMM)"
 "$PKG/bin/opencl_gemm" --n 1024,4096,8192 --repeat 3 --json "$OUT/q8_gemm.json"
 echo "== PyTorch on the same GPU"
 python3 "$(dirname "$0")/torch_peers.py" --json "$OUT/torch_peers.json"
