@@ -19,6 +19,7 @@
 #include "engine/opencl/clblast_tuning.h"
 #include "engine/opencl/device.h"
 #include "engine/opencl/opencl_backend.h"
+#include "engine/opencl/select.h"
 
 #include <clblast.h>  // after q8's OpenCL headers, which fix the OpenCL version
 
@@ -126,9 +127,10 @@ int main(int argc, char** argv) {
       std::vector<Tensor> fy(1);
       const double fs = time_runs(*cl, repeat, [&] { fprepared->run(fin, fy, {}); });
       const double tflops = 2.0 * double(n) * double(n) * double(n) / fs / 1e12;
-      std::printf("n = %5lld: q8 QGemm %9.3f ms, %8.2f TOPS | FP32 Gemm (CLBlast) %9.3f ms, %8.2f TFLOP/s\n", static_cast<long long>(n),
-                  s * 1e3, tops, fs * 1e3, tflops);
-      out["gemm"].push_back({{"n", n}, {"ms", s * 1e3}, {"tops", tops}, {"clblast_sgemm_ms", fs * 1e3}, {"clblast_sgemm_tflops", tflops}});
+      const std::string variant = select_gemm(n, n, cl->caps());
+      std::printf("n = %5lld: q8 QGemm (%s) %9.3f ms, %8.2f TOPS | FP32 Gemm (CLBlast) %9.3f ms, %8.2f TFLOP/s\n", static_cast<long long>(n),
+                  variant.c_str(), s * 1e3, tops, fs * 1e3, tflops);
+      out["gemm"].push_back({{"n", n}, {"variant", variant}, {"ms", s * 1e3}, {"tops", tops}, {"clblast_sgemm_ms", fs * 1e3}, {"clblast_sgemm_tflops", tflops}});
     }
     if (!json.empty()) write_file_atomically(json, out.dump(2) + "\n");
   } catch (const std::exception& e) {

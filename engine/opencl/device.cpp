@@ -61,6 +61,8 @@ std::vector<Found> find_devices() {
       c.local_memory = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
       c.global_memory = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
       c.nvidia = c.vendor.find("NVIDIA") != std::string::npos;
+      if (c.nvidia && c.extensions.find("cl_nv_device_attribute_query") != std::string::npos)
+        c.nv_sm = int(10 * device_value<cl_uint>(d, 0x4000) + device_value<cl_uint>(d, 0x4001));  // CL_DEVICE_COMPUTE_CAPABILITY_{MAJOR,MINOR}_NV
       const auto fp = device_value<cl_device_fp_config>(d, CL_DEVICE_SINGLE_FP_CONFIG);
       c.exact_divide = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
       c.denormals = (fp & CL_FP_DENORM) != 0;
@@ -163,9 +165,10 @@ Tensor OpenClDevice::download(const Tensor& on_device) {
   return t;
 }
 
-void OpenClDevice::launch(cl_kernel kernel, std::vector<size_t> global) {
+void OpenClDevice::launch(cl_kernel kernel, std::vector<size_t> global, std::vector<size_t> local) {
   for (size_t& g : global) g = std::max<size_t>(g, 1);
-  cl_check(clEnqueueNDRangeKernel(queue_, kernel, cl_uint(global.size()), nullptr, global.data(), nullptr, 0, nullptr,
+  for (size_t a = 0; a < local.size(); ++a) global[a] = (global[a] + local[a] - 1) / local[a] * local[a];  // whole work-groups
+  cl_check(clEnqueueNDRangeKernel(queue_, kernel, cl_uint(global.size()), nullptr, global.data(), local.empty() ? nullptr : local.data(), 0, nullptr,
                                   event_slot(Command::Kernel, 0)),
            "running an OpenCL kernel on " + caps_.name);
 }

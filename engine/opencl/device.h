@@ -27,6 +27,8 @@ struct DeviceCaps {
   bool exact_divide = false;
   // CL_FP_DENORM: float32 subnormals are kept, not flushed to zero, as on the host.
   bool denormals = false;
+  // NVIDIA's compute capability × 10 (90 on Hopper; cl_nv_device_attribute_query), 0 elsewhere.
+  int nv_sm = 0;
 
   // "NVIDIA H200 (NVIDIA CUDA, driver 580.65, OpenCL 3.0 CUDA, 132 compute units)"
   std::string describe() const;
@@ -59,7 +61,7 @@ class OpenClDevice {
   Tensor upload(const Tensor& host);
   Tensor download(const Tensor& on_device);
   // Enqueues kernel over the global range (each axis at least 1), in order on the queue.
-  void launch(cl_kernel kernel, std::vector<size_t> global);
+  void launch(cl_kernel kernel, std::vector<size_t> global, std::vector<size_t> local = {});
   // Device-side copy of all of from into to (same size), and zero fill.
   void copy(const Tensor& from, Tensor& to);
   void zero(Tensor& t);

@@ -66,8 +66,9 @@ class ClWeighted final : public ClNode {
       const int64_t k = trans_b_ ? w.dim(1) : w.dim(0), cols = trans_b_ ? w.dim(0) : w.dim(1);
       kernel_ = select_gemm(k, cols, device_->caps());
     }
-    // The dp4a variant reads w as [N, K]: packed once here.
-    w_ = device_->upload(kernel_ == "qgemm_dp4a" && !trans_b_ ? transposed(w) : w);
+    // The dp4a and mma variants read w as [N, K]: packed once here.
+    packed_ = kernel_ == "qgemm_dp4a" || kernel_ == "qgemm_mma";
+    w_ = device_->upload(packed_ && !trans_b_ ? transposed(w) : w);
     bias_ = device_->upload(*view.constant(2));
     scale_ = device_->upload(*view.constant(3));
     float_out_ = view.constant(2)->dtype() == DType::Float32;
@@ -97,9 +98,10 @@ class ClWeighted final : public ClNode {
     const int k_dim = int(x.dim(x.rank() - 1)), n = int(out_.dims.back());
     const int rows = int(numel(out_.dims) / std::max(n, 1));
     const cl_kernel k = device_->kernel(kernel_);
-    if (kernel_ == "qgemm_dp4a") set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+    if (packed_) set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     else set_args(k, x, w_, rows, k_dim, n, trans_b_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
-    device_->launch(k, {size_t(n), size_t(rows)});
+    if (kernel_ == "qgemm_mma") device_->launch(k, {size_t((n + 31) / 32 * 32), size_t((rows + 15) / 16)}, {32, 1});  // a warp per 16 × 32 tile
+    else device_->launch(k, {size_t(n), size_t(rows)});
   }
 
  private:
@@ -126,7 +128,7 @@ class ClWeighted final : public ClNode {
   }
 
   std::string kernel_;
-  bool float_out_ = false;
+  bool float_out_ = false, packed_ = false;
   int trans_b_ = 0, group_ = 1, lo_ = -128, hi_ = 127;
   float r_scale_ = 0.0f;
   Window window_;

@@ -11,6 +11,7 @@ std::string program_defines(const DeviceCaps& caps) {
 }
 
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps) {
+  if (caps.nvidia && caps.nv_sm >= 80 && k >= 32 && n >= 1) return "qgemm_mma";
   return caps.nvidia && k >= 4 && n >= 1 ? "qgemm_dp4a" : "qgemm";
 }
 

@@ -15,8 +15,9 @@ namespace q8 {
 // inline PTX.
 std::string program_defines(const DeviceCaps& caps);
 
-// QGemm: "qgemm_dp4a" on NVIDIA when K holds at least one group of four (w packed [N, K]),
-// else "qgemm" (portable).
+// QGemm: "qgemm_mma" (tensor cores) on NVIDIA sm_80 and later when K holds at least one 32-wide
+// step, else "qgemm_dp4a" on NVIDIA when K holds at least one group of four (both read w packed
+// [N, K]), else "qgemm" (portable).
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps);
 
 }  // namespace q8

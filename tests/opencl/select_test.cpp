@@ -33,7 +33,19 @@ TEST(Select, PtxOnlyOnNvidia) {
 TEST(Select, Dp4aWhereKHoldsAGroupOfFour) {
   EXPECT_EQ(select_gemm(3, 64, nvidia()), "qgemm");
   EXPECT_EQ(select_gemm(4, 64, nvidia()), "qgemm_dp4a");
-  EXPECT_EQ(select_gemm(1027, 1, nvidia()), "qgemm_dp4a");
+  EXPECT_EQ(select_gemm(1027, 1, nvidia()), "qgemm_dp4a");  // no compute capability known: no mma
+}
+
+TEST(Select, TensorCoresFromSm80WhereKHoldsA32WideStep) {
+  DeviceCaps hopper = nvidia(), turing = nvidia();
+  hopper.nv_sm = 90, turing.nv_sm = 75;
+  EXPECT_EQ(select_gemm(31, 64, hopper), "qgemm_dp4a");
+  EXPECT_EQ(select_gemm(32, 64, hopper), "qgemm_mma");
+  EXPECT_EQ(select_gemm(1027, 1, hopper), "qgemm_mma");
+  EXPECT_EQ(select_gemm(1027, 64, turing), "qgemm_dp4a");
+  DeviceCaps pretend = pocl();
+  pretend.nv_sm = 90;  // PoCL never takes PTX, whatever else it reports
+  EXPECT_EQ(select_gemm(1027, 64, pretend), "qgemm");
 }
 
 }  // namespace

@@ -289,7 +289,12 @@ std::vector<WeightedCase> weighted_cases() {
       cases.push_back(k);
     }
   }
-  WeightedCase big;
+  for (bool trans : {false, true}) {  // several 16 × 32 tensor-core tiles each way, both partial
+    WeightedCase tiles;
+    tiles.op = "QGemm", tiles.c = 100, tiles.m = 70, tiles.in = {41}, tiles.trans_b = trans, tiles.residual = trans;
+    cases.push_back(tiles);
+  }
+  WeightedCase big;  // last: AccumulatorsAbove2To24AreReallyExercised reads it
   big.op = "QGemm", big.c = 1100, big.m = 3, big.in = {2}, big.extreme = true;  // acc ≈ 1100 · 126.5² > 2^24
   cases.push_back(big);
   return cases;
