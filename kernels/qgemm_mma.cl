@@ -6,7 +6,9 @@
 // or k read as 0. Fragments as the PTX ISA lays them out for m16n8k32 with 8-bit operands (lane =
 // 4·g + t): A registers 0–3 hold row g or g + 8, columns 4t…4t+3 or 16 + 4t…; B registers 0–1
 // hold column g, rows 4t… or 16 + 4t…; D registers 0–3 hold row g (0, 1) or g + 8 (2, 3), columns
-// 2t and 2t + 1. Integer sums are exact (the plan builder keeps them inside int32), so y is the
+// 2t and 2t + 1. spatial = 0 stores y as [rows, n]; spatial = P > 0 stores row r, column j at
+// ((r / P) · n + j) · P + r % P, the NCHW layout of a QConv whose rows im2col.cl made. Integer
+// sums are exact (the plan builder keeps them inside int32), so y is the
 // portable kernel's bit for bit.
 #ifdef Q8_NVIDIA_PTX
 // Four int8 of row r, columns c…c+3, of a [rows, k] matrix, packed lowest byte first; 0 outside.
@@ -18,7 +20,7 @@ inline int load4(__global const char* m, int rows, int k, int r, int c) {
 }
 
 __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void qgemm_mma(
-    __global const char* x, __global const char* w_nk, int rows, int k, int n, int mode, __global char* y_q, __global float* y_f,
+    __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q, __global float* y_f,
     __global const int* bias_q, __global const float* bias_f, __global const float* scale, __global const char* residual, float r_scale,
     int lo, int hi) {
   const int lane = get_local_id(0), g = lane >> 2, t = lane & 3;
@@ -41,7 +43,8 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void qgemm_mma(
   for (int s = 0; s < 4; ++s)
     for (int i = 0; i < 4; ++i) {
       const int r = row0 + g + (i >= 2 ? 8 : 0), j = col0 + 8 * s + 2 * t + (i & 1);
-      if (r < rows && j < n) store_output(mode, y_q, y_f, (long)r * n + j, j, acc[s][i], bias_q, bias_f, scale, residual, r_scale, lo, hi);
+      const long index = spatial ? ((long)(r / spatial) * n + j) * spatial + r % spatial : (long)r * n + j;
+      if (r < rows && j < n) store_output(mode, y_q, y_f, index, j, acc[s][i], bias_q, bias_f, scale, residual, r_scale, lo, hi);
     }
 }
 #endif

@@ -66,6 +66,7 @@ class ClWeighted final : public ClNode {
       const int64_t k = trans_b_ ? w.dim(1) : w.dim(0), cols = trans_b_ ? w.dim(0) : w.dim(1);
       kernel_ = select_gemm(k, cols, device_->caps());
     }
+    if (kernel_ == "qconv") kernel_ = select_conv(w.dim(1), w.numel() / std::max<int64_t>(w.dim(0) * w.dim(1), 1), n.attr_int("group", 1), device_->caps());
     // The dp4a and mma variants read w as [N, K]: packed once here.
     packed_ = kernel_ == "qgemm_dp4a" || kernel_ == "qgemm_mma";
     w_ = device_->upload(packed_ && !trans_b_ ? transposed(w) : w);
@@ -75,7 +76,7 @@ class ClWeighted final : public ClNode {
     group_ = int(n.attr_int("group", 1));
     r_scale_ = n.attr_float("residual_scale", 0.0f);
     lo_ = int(n.attr_int("lo", -128)), hi_ = int(n.attr_int("hi", 127));
-    if (kernel_ == "qconv" || kernel_ == "qconv_transpose") window_ = Window::from_node(n);
+    if (windowed()) window_ = Window::from_node(n);
     output_padding_ = n.attr_ints("output_padding");
     output_shape_ = n.attr_ints("output_shape");
     w_dims_ = view.constant(1)->dims();
@@ -87,6 +88,17 @@ class ClWeighted final : public ClNode {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const int mode = float_out_ ? kFloatOut : residual ? kInt8OutResidual : kInt8Out;
     const Tensor& r = residual ? *residual : bias_;  // never read unless mode says so
+    if (kernel_ == "qconv_mma") {  // im2col's rows, then the tensor-core QGemm written back as NCHW
+      const int c = int(x.dim(1)), m = int(out_.dims[1]), k_dim = int(w_.numel() / std::max(m, 1));
+      const int rows = int(cols_.numel() / std::max(k_dim, 1)), spatial = int(rows / std::max<int64_t>(out_.dims[0], 1));
+      const cl_kernel im2col = device_->kernel("im2col_int8");
+      set_args(im2col, x, cols_, c, rows, geometry_);
+      device_->launch(im2col, {size_t(k_dim), size_t(rows)});
+      const cl_kernel k = device_->kernel("qgemm_mma");
+      set_args(k, cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+      device_->launch(k, {size_t((m + 31) / 32 * 32), size_t((rows + 15) / 16)}, {32, 1});
+      return;
+    }
     if (kernel_ == "qconv" || kernel_ == "qconv_transpose") {
       const int c = int(x.dim(1)), m = int(out_.dims[1]);
       const cl_kernel k = device_->kernel(kernel_);
@@ -98,20 +110,23 @@ class ClWeighted final : public ClNode {
     const int k_dim = int(x.dim(x.rank() - 1)), n = int(out_.dims.back());
     const int rows = int(numel(out_.dims) / std::max(n, 1));
     const cl_kernel k = device_->kernel(kernel_);
-    if (packed_) set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+    if (kernel_ == "qgemm_mma") set_args(k, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+    else if (packed_) set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     else set_args(k, x, w_, rows, k_dim, n, trans_b_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     if (kernel_ == "qgemm_mma") device_->launch(k, {size_t((n + 31) / 32 * 32), size_t((rows + 15) / 16)}, {32, 1});  // a warp per 16 × 32 tile
     else device_->launch(k, {size_t(n), size_t(rows)});
   }
 
  private:
+  bool windowed() const { return kernel_ == "qconv" || kernel_ == "qconv_mma" || kernel_ == "qconv_transpose"; }
+
   void prepare(const std::vector<TensorDesc>& inputs) override {
-    if (kernel_ != "qconv" && kernel_ != "qconv_transpose") return;
+    if (!windowed()) return;
     // in[3], out[3], kernel[3], strides[3], dilations[3], pads_begin[3], leading axes padded.
     const Dims in_spatial(inputs[0].dims.begin() + 2, inputs[0].dims.end());
     const std::vector<int64_t> taps(w_dims_.begin() + 2, w_dims_.end());
-    const ResolvedWindow r = kernel_ == "qconv" ? resolve_window(window_, in_spatial, taps, name_)
-                                                : resolve_transpose_window(window_, output_padding_, output_shape_, in_spatial, taps, name_);
+    const ResolvedWindow r = kernel_ != "qconv_transpose" ? resolve_window(window_, in_spatial, taps, name_)
+                                                         : resolve_transpose_window(window_, output_padding_, output_shape_, in_spatial, taps, name_);
     const size_t pad = 3 - in_spatial.size();
     std::vector<int32_t> g(18, 0);
     for (size_t a = 0; a < 3; ++a) {
@@ -125,6 +140,12 @@ class ClWeighted final : public ClNode {
       g[15 + a] = real ? int32_t(r.pad_begin[i]) : 0;
     }
     geometry_ = device_->upload(Tensor::from_vector<int32_t>({18}, g));
+    if (kernel_ == "qconv_mma") {  // im2col's rows: [N · P, C · taps], kept while the shape holds
+      int64_t positions = 1;
+      for (int64_t o : r.output) positions *= o;
+      const Dims cols = {inputs[0].dims[0] * positions, numel(w_dims_) / w_dims_[0]};
+      if (cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
+    }
   }
 
   std::string kernel_;
@@ -134,7 +155,7 @@ class ClWeighted final : public ClNode {
   Window window_;
   std::vector<int64_t> output_padding_, output_shape_;
   Dims w_dims_;
-  Tensor w_, bias_, scale_, geometry_;
+  Tensor w_, bias_, scale_, geometry_, cols_;
 };
 
 // kernels/binary.cl's broadcast layout: output dims, then a's and b's strides, over 6 axes aligned

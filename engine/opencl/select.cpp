@@ -10,6 +10,10 @@ std::string program_defines(const DeviceCaps& caps) {
   return options;
 }
 
+std::string select_conv(int64_t c, int64_t taps, int64_t group, const DeviceCaps& caps) {
+  return group == 1 && select_gemm(c * taps, 1, caps) == "qgemm_mma" ? "qconv_mma" : "qconv";
+}
+
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps) {
   if (caps.nvidia && caps.nv_sm >= 80 && k >= 32 && n >= 1) return "qgemm_mma";
   return caps.nvidia && k >= 4 && n >= 1 ? "qgemm_dp4a" : "qgemm";

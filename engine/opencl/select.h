@@ -20,4 +20,8 @@ std::string program_defines(const DeviceCaps& caps);
 // [N, K]), else "qgemm" (portable).
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps);
 
+// QConv: "qconv_mma" (im2col.cl's rows, then qgemm_mma) where select_gemm would take the tensor
+// cores for K = C · taps and the conv has one group, else "qconv" (portable).
+std::string select_conv(int64_t c, int64_t taps, int64_t group, const DeviceCaps& caps);
+
 }  // namespace q8

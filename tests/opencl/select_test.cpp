@@ -43,6 +43,11 @@ TEST(Select, TensorCoresFromSm80WhereKHoldsA32WideStep) {
   EXPECT_EQ(select_gemm(32, 64, hopper), "qgemm_mma");
   EXPECT_EQ(select_gemm(1027, 1, hopper), "qgemm_mma");
   EXPECT_EQ(select_gemm(1027, 64, turing), "qgemm_dp4a");
+  EXPECT_EQ(select_conv(64, 9, 1, hopper), "qconv_mma");
+  EXPECT_EQ(select_conv(3, 9, 1, hopper), "qconv");      // K = 27: no 32-wide step
+  EXPECT_EQ(select_conv(64, 9, 2, hopper), "qconv");     // grouped
+  EXPECT_EQ(select_conv(64, 9, 1, turing), "qconv");
+  EXPECT_EQ(select_conv(64, 9, 1, pocl()), "qconv");
   DeviceCaps pretend = pocl();
   pretend.nv_sm = 90;  // PoCL never takes PTX, whatever else it reports
   EXPECT_EQ(select_gemm(1027, 64, pretend), "qgemm");
