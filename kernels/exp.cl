@@ -6,7 +6,7 @@
 // (requantize.cl's pragma; -ffp-contract=off on the host), so no compiler or device may change a
 // bit. Within 1.02 ulp of e^x, measured over every 97th float32 (docs/ops.md, "Exp"). Written in the subset of C++ and OpenCL C both
 // compile; the three macros are the only difference.
-#ifdef __OPENCL_VERSION__
+#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
 #define Q8_FMA(a, b, c) fma(a, b, c)
 #define Q8_RINT(x) rint(x)
 #define Q8_POW2(k) as_float(((k) + 127) << 23)

@@ -22,6 +22,15 @@ namespace {
 // The epilogue modes of kernels/requantize.cl.
 constexpr int kInt8Out = 0, kInt8OutResidual = 1, kFloatOut = 2;
 
+// int8 w [M, …] as [M, K] with K = the rest of its dims rounded up to a multiple of `multiple`,
+// zeros after each row's values.
+Tensor padded_rows(const Tensor& w, int64_t multiple) {
+  const int64_t m = w.dim(0), k = m ? w.numel() / m : 0, width = (k + multiple - 1) / multiple * multiple;
+  Tensor p(DType::Int8, {m, width});
+  for (int64_t i = 0; i < m; ++i) std::copy(w.data<int8_t>() + i * k, w.data<int8_t>() + (i + 1) * k, p.data<int8_t>() + i * width);
+  return p;
+}
+
 // A 2-D int8 tensor transposed.
 Tensor transposed(const Tensor& w) {
   Tensor t(DType::Int8, {w.dim(1), w.dim(0)});
@@ -67,9 +76,10 @@ class ClWeighted final : public ClNode {
       kernel_ = select_gemm(k, cols, device_->caps());
     }
     if (kernel_ == "qconv") kernel_ = select_conv(w.dim(1), w.numel() / std::max<int64_t>(w.dim(0) * w.dim(1), 1), n.attr_int("group", 1), device_->caps());
-    // The dp4a and mma variants read w as [N, K]: packed once here.
+    // The dp4a and mma variants read w as [N, K]: packed once here; the conv's rows padded with
+    // zeros to whole 16-byte chunks (im2col.cl).
     packed_ = kernel_ == "qgemm_dp4a" || kernel_ == "qgemm_mma";
-    w_ = device_->upload(packed_ && !trans_b_ ? transposed(w) : w);
+    w_ = device_->upload(kernel_ == "qconv_mma" ? padded_rows(w, 16) : packed_ && !trans_b_ ? transposed(w) : w);
     bias_ = device_->upload(*view.constant(2));
     scale_ = device_->upload(*view.constant(3));
     float_out_ = view.constant(2)->dtype() == DType::Float32;
@@ -89,14 +99,14 @@ class ClWeighted final : public ClNode {
     const int mode = float_out_ ? kFloatOut : residual ? kInt8OutResidual : kInt8Out;
     const Tensor& r = residual ? *residual : bias_;  // never read unless mode says so
     if (kernel_ == "qconv_mma") {  // im2col's rows, then the tensor-core QGemm written back as NCHW
-      const int c = int(x.dim(1)), m = int(out_.dims[1]), k_dim = int(w_.numel() / std::max(m, 1));
-      const int rows = int(cols_.numel() / std::max(k_dim, 1)), spatial = int(rows / std::max<int64_t>(out_.dims[0], 1));
+      const int c = int(x.dim(1)), m = int(out_.dims[1]), k_dim = int(w_.dim(1));
+      const int rows = int(cols_.dim(0)), spatial = int(rows / std::max<int64_t>(out_.dims[0], 1));
       const cl_kernel im2col = device_->kernel("im2col_int8");
-      set_args(im2col, x, cols_, c, rows, geometry_);
+      set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
       device_->launch(im2col, {size_t(k_dim), size_t(rows)});
       const cl_kernel k = device_->kernel("qgemm_mma");
       set_args(k, cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
-      device_->launch(k, {size_t((m + 31) / 32 * 32), size_t((rows + 15) / 16)}, {32, 1});
+      launch_mma(k, rows, m);
       return;
     }
     if (kernel_ == "qconv" || kernel_ == "qconv_transpose") {
@@ -113,11 +123,17 @@ class ClWeighted final : public ClNode {
     if (kernel_ == "qgemm_mma") set_args(k, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     else if (packed_) set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     else set_args(k, x, w_, rows, k_dim, n, trans_b_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
-    if (kernel_ == "qgemm_mma") device_->launch(k, {size_t((n + 31) / 32 * 32), size_t((rows + 15) / 16)}, {32, 1});  // a warp per 16 × 32 tile
+    if (kernel_ == "qgemm_mma") launch_mma(k, rows, n);
     else device_->launch(k, {size_t(n), size_t(rows)});
   }
 
  private:
+  // One work-group per kMmaTile of y ([rows, cols]).
+  void launch_mma(cl_kernel k, int rows, int cols) {
+    const size_t groups_n = size_t((cols + kMmaTile.cols - 1) / kMmaTile.cols), groups_m = size_t((rows + kMmaTile.rows - 1) / kMmaTile.rows);
+    device_->launch(k, {groups_n * size_t(kMmaTile.threads()), groups_m}, {size_t(kMmaTile.threads()), 1});
+  }
+
   bool windowed() const { return kernel_ == "qconv" || kernel_ == "qconv_mma" || kernel_ == "qconv_transpose"; }
 
   void prepare(const std::vector<TensorDesc>& inputs) override {
@@ -143,7 +159,7 @@ class ClWeighted final : public ClNode {
     if (kernel_ == "qconv_mma") {  // im2col's rows: [N · P, C · taps], kept while the shape holds
       int64_t positions = 1;
       for (int64_t o : r.output) positions *= o;
-      const Dims cols = {inputs[0].dims[0] * positions, numel(w_dims_) / w_dims_[0]};
+      const Dims cols = {inputs[0].dims[0] * positions, w_.dim(1)};
       if (cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
     }
   }
@@ -184,17 +200,20 @@ class ClAdd final : public ClNode {
 
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     out[0] = device_->allocate(out_.dtype, out_.dims);
-    const cl_kernel k = device_->kernel("qadd");
     const cl_long count = numel(out_.dims);
-    set_args(k, *in[0], *in[1], out[0], count, layout_, a_scale_, b_scale_, lo_, hi_);
+    const cl_kernel k = device_->kernel(same_ ? "qadd_same" : "qadd");
+    if (same_) set_args(k, *in[0], *in[1], out[0], count, a_scale_, b_scale_, lo_, hi_);
+    else set_args(k, *in[0], *in[1], out[0], count, layout_, a_scale_, b_scale_, lo_, hi_);
     device_->launch(k, {size_t(count)});
   }
 
  private:
   void prepare(const std::vector<TensorDesc>& inputs) override {
     layout_ = device_->upload(broadcast_layout(out_.dims, inputs[0].dims, inputs[1].dims, name_));
+    same_ = inputs[0].dims == out_.dims && inputs[1].dims == out_.dims;
   }
 
+  bool same_ = false;
   float a_scale_, b_scale_;
   int lo_, hi_;
   Tensor layout_;

@@ -6,7 +6,9 @@ std::string program_defines(const DeviceCaps& caps) {
   std::string options;
   if (caps.exact_divide) options += " -cl-fp32-correctly-rounded-divide-sqrt";
   if (caps.extensions.find("cl_khr_fp64") != std::string::npos) options += " -DQ8_FP64=1";
-  if (caps.nvidia) options += " -DQ8_NVIDIA_PTX=1";
+  if (caps.nvidia)
+    options += " -DQ8_NVIDIA_PTX=1 -DQ8_MMA_BM=" + std::to_string(kMmaTile.rows) + " -DQ8_MMA_BN=" + std::to_string(kMmaTile.cols) +
+               " -DQ8_MMA_WARPS_M=" + std::to_string(kMmaTile.warps_m) + " -DQ8_MMA_WARPS_N=" + std::to_string(kMmaTile.warps_n);
   return options;
 }
 

@@ -15,6 +15,14 @@ namespace q8 {
 // inline PTX.
 std::string program_defines(const DeviceCaps& caps);
 
+// qgemm_mma's tile (kernels/qgemm_mma.cl, which program_defines passes them to): a work-group of
+// warps_m × warps_n warps computes rows × cols of y.
+struct MmaTile {
+  int rows = 128, cols = 128, warps_m = 2, warps_n = 2;
+  int threads() const { return 32 * warps_m * warps_n; }
+};
+inline constexpr MmaTile kMmaTile{};
+
 // QGemm: "qgemm_mma" (tensor cores) on NVIDIA sm_80 and later when K holds at least one 32-wide
 // step, else "qgemm_dp4a" on NVIDIA when K holds at least one group of four (both read w packed
 // [N, K]), else "qgemm" (portable).

@@ -21,12 +21,13 @@ DeviceCaps nvidia() {
 
 TEST(Select, PtxOnlyOnNvidia) {
   EXPECT_EQ(program_defines(pocl()), "");
-  EXPECT_EQ(program_defines(nvidia()), " -DQ8_NVIDIA_PTX=1");
+  const std::string tile = " -DQ8_MMA_BM=128 -DQ8_MMA_BN=128 -DQ8_MMA_WARPS_M=2 -DQ8_MMA_WARPS_N=2";
+  EXPECT_EQ(program_defines(nvidia()), " -DQ8_NVIDIA_PTX=1" + tile);
   DeviceCaps exact = nvidia();
   exact.exact_divide = true;
-  EXPECT_EQ(program_defines(exact), " -cl-fp32-correctly-rounded-divide-sqrt -DQ8_NVIDIA_PTX=1");
+  EXPECT_EQ(program_defines(exact), " -cl-fp32-correctly-rounded-divide-sqrt -DQ8_NVIDIA_PTX=1" + tile);
   exact.extensions = "cl_khr_byte_addressable_store cl_khr_fp64 cl_khr_int64_base_atomics";
-  EXPECT_EQ(program_defines(exact), " -cl-fp32-correctly-rounded-divide-sqrt -DQ8_FP64=1 -DQ8_NVIDIA_PTX=1");
+  EXPECT_EQ(program_defines(exact), " -cl-fp32-correctly-rounded-divide-sqrt -DQ8_FP64=1 -DQ8_NVIDIA_PTX=1" + tile);
   for (int64_t k : {1, 3, 4, 5, 127, 4096}) EXPECT_EQ(select_gemm(k, 64, pocl()), "qgemm") << k;
 }
 
