@@ -35,13 +35,29 @@ hid_t native_type(DType t) {
 
 Hdf5Source::Hdf5Source(const std::string& path, const std::string& dataset, const std::string& labels)
     : path_(path), dataset_(dataset) {
+  try {
+    open(labels);
+  } catch (...) {
+    close();  // no destructor runs for an object whose constructor threw
+    throw;
+  }
+}
+
+void Hdf5Source::open(const std::string& labels) {
+  const std::string& path = path_;
+  const std::string& dataset = dataset_;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become q8 errors, not HDF5's stderr dumps
   file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   check(file_ >= 0, path + ": not a readable HDF5 file");
   data_ = H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT);
   check(data_ >= 0, path + ": has no dataset '" + dataset + "' (name it with --h5-dataset)");
   const hid_t type = H5Dget_type(data_);
-  dtype_ = dtype_of_h5(type, path + ":" + dataset);
+  try {
+    dtype_ = dtype_of_h5(type, path + ":" + dataset);
+  } catch (...) {
+    H5Tclose(type);
+    throw;
+  }
   H5Tclose(type);
   const hid_t space = H5Dget_space(data_);
   const int rank = H5Sget_simple_extent_ndims(space);
@@ -60,17 +76,23 @@ Hdf5Source::Hdf5Source(const std::string& path, const std::string& dataset, cons
     const hid_t ls = H5Dget_space(ld);
     const hssize_t n = H5Sget_simple_extent_npoints(ls);
     H5Sclose(ls);
-    check(n == count_, path + ":" + label_name + ": " + std::to_string(n) + " labels for " + std::to_string(count_) + " samples");
-    labels_.resize(size_t(n));
-    const herr_t r = H5Dread(ld, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels_.data());
+    herr_t r = -1;
+    if (n == count_) {
+      labels_.resize(size_t(n));
+      r = H5Dread(ld, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels_.data());
+    }
     H5Dclose(ld);
+    check(n == count_, path + ":" + label_name + ": " + std::to_string(n) + " labels for " + std::to_string(count_) + " samples");
     check(r >= 0, path + ":" + label_name + ": cannot read labels");
   }
 }
 
-Hdf5Source::~Hdf5Source() {
+Hdf5Source::~Hdf5Source() { close(); }
+
+void Hdf5Source::close() {
   if (data_ >= 0) H5Dclose(data_);
   if (file_ >= 0) H5Fclose(file_);
+  data_ = file_ = -1;
 }
 
 RawSample Hdf5Source::load(size_t i) const {

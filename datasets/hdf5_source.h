@@ -20,6 +20,9 @@ class Hdf5Source final : public SampleSource {
   std::string describe() const override;
 
  private:
+  // The constructor's work; on an Error the constructor closes what it opened.
+  void open(const std::string& labels);
+  void close();
   std::string path_, dataset_;
   int64_t file_ = -1, data_ = -1;  // hid_t
   DType dtype_ = DType::Undefined;
