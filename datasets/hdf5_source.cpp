@@ -31,6 +31,19 @@ hid_t native_type(DType t) {
   }
 }
 
+// Error unless dataset d, unfiltered, stores the bytes its shape claims: a damaged file's
+// header can claim billions of elements that HDF5 would allocate for before it finds the data
+// missing. Filtered (compressed) datasets store fewer bytes by design and are not checked.
+void check_stored(hid_t d, hsize_t elements, size_t element_bytes, const std::string& what) {
+  const hid_t plist = H5Dget_create_plist(d);
+  const int filters = plist >= 0 ? H5Pget_nfilters(plist) : 0;
+  if (plist >= 0) H5Pclose(plist);
+  if (filters != 0) return;
+  const hsize_t stored = H5Dget_storage_size(d);
+  check(stored / element_bytes >= elements, what + ": its shape needs " + std::to_string(elements) + " elements but the file stores " +
+                                                std::to_string(stored) + " bytes (a damaged file?)");
+}
+
 }  // namespace
 
 Hdf5Source::Hdf5Source(const std::string& path, const std::string& dataset, const std::string& labels)
@@ -67,6 +80,9 @@ void Hdf5Source::open(const std::string& labels) {
   check(rank >= 1, path + ":" + dataset + ": a dataset of samples needs rank >= 1");
   count_ = int64_t(dims[0]);
   for (int d = 1; d < rank; ++d) sample_dims_.push_back(int64_t(dims[size_t(d)]));
+  hsize_t elements = 1;
+  for (hsize_t d : dims) elements *= d;
+  check_stored(data_, elements, dtype_size(dtype_), path + ":" + dataset);
 
   std::string label_name = labels;
   if (label_name.empty() && H5Lexists(file_, "labels", H5P_DEFAULT) > 0) label_name = "labels";
@@ -78,6 +94,15 @@ void Hdf5Source::open(const std::string& labels) {
     H5Sclose(ls);
     herr_t r = -1;
     if (n == count_) {
+      const hid_t lt = H5Dget_type(ld);
+      const size_t label_bytes = H5Tget_size(lt);
+      H5Tclose(lt);
+      try {
+        check_stored(ld, hsize_t(n), std::max<size_t>(label_bytes, 1), path + ":" + label_name);
+      } catch (...) {
+        H5Dclose(ld);
+        throw;
+      }
       labels_.resize(size_t(n));
       r = H5Dread(ld, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels_.data());
     }
