@@ -5,7 +5,9 @@
 // 32-wide step of K it stages x's rows and w's rows (w packed at plan load as [N, K], K contiguous)
 // in __local memory, 16 bytes per work-item and load, rows 48 bytes apart so that a warp's
 // fragment reads hit 32 different banks, and each warp then runs (BM / WARPS_M / 16) ·
-// (BN / WARPS_N / 8) mma on its part. Operands past rows, n or k read as 0.
+// (BN / WARPS_N / 8) mma on its part. Two stages: while the warps multiply one, the next step's
+// tiles arrive in the other, by cp.async where K is a multiple of 16 (plain loads and stores
+// otherwise). Operands past rows, n or k read as 0.
 // Fragments as the PTX ISA lays them out for m16n8k32 with 8-bit operands (lane = 4·g + t): A
 // registers 0–3 hold row g or g + 8, columns 4t…4t+3 or 16 + 4t…; B registers 0–1 hold column g,
 // rows 4t… or 16 + 4t…; D registers 0–3 hold row g (0, 1) or g + 8 (2, 3), columns 2t and 2t + 1.
@@ -32,11 +34,20 @@ inline int4 load16(__global const char* m, int rows, int k, int r, int c) {
   return as_int4(v);
 }
 
-// Rows r0… of a [rows, k] matrix, columns k0…k0+31, into tile (count rows, Q8_MMA_STRIDE apart).
+// Rows r0… of a [rows, k] matrix, columns k0…k0+31, into tile (count rows, Q8_MMA_STRIDE apart):
+// with k a multiple of 16, 16-byte cp.async copies (src-size 0 fills zeros past the edges) that
+// complete at cp.async.wait_group; else loads and stores, complete on return.
 inline void stage(__local char* tile, int count, __global const char* m, int rows, int k, int r0, int k0, int tid) {
   for (int chunk = tid; chunk < 2 * count; chunk += Q8_MMA_THREADS) {
     const int row = chunk >> 1, col = (chunk & 1) * 16;
-    *(__local int4*)(tile + row * Q8_MMA_STRIDE + col) = load16(m, rows, k, r0 + row, k0 + col);
+    __local char* dst = tile + row * Q8_MMA_STRIDE + col;
+    if ((k & 15) == 0) {
+      const bool inside = r0 + row < rows && k0 + col < k;
+      const __global char* src = inside ? m + (long)(r0 + row) * k + k0 + col : m;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((uint)(size_t)dst), "l"(src), "r"(inside ? 16 : 0) : "memory");
+    } else {
+      *(__local int4*)dst = load16(m, rows, k, r0 + row, k0 + col);
+    }
   }
 }
 
@@ -46,8 +57,8 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
     __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q,
     __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
     __global const char* residual, float r_scale, int lo, int hi) {
-  __local char xs[Q8_MMA_BM * Q8_MMA_STRIDE] __attribute__((aligned(16)));
-  __local char ws[Q8_MMA_BN * Q8_MMA_STRIDE] __attribute__((aligned(16)));
+  __local char xs[2][Q8_MMA_BM * Q8_MMA_STRIDE] __attribute__((aligned(16)));
+  __local char ws[2][Q8_MMA_BN * Q8_MMA_STRIDE] __attribute__((aligned(16)));
   const int tid = get_local_id(0), warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
   const int wm = (warp / Q8_MMA_WARPS_N) * Q8_MMA_TM * 16, wn = (warp % Q8_MMA_WARPS_N) * Q8_MMA_TN * 8;
   const int row0 = get_group_id(1) * Q8_MMA_BM, col0 = get_group_id(0) * Q8_MMA_BN;
@@ -55,19 +66,28 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
   for (int a = 0; a < Q8_MMA_TM; ++a)
     for (int b = 0; b < Q8_MMA_TN; ++b)
       for (int i = 0; i < 4; ++i) acc[a][b][i] = 0;
-  for (int k0 = 0; k0 < k; k0 += 32) {
-    stage(xs, Q8_MMA_BM, x, rows, k, row0, k0, tid);
-    stage(ws, Q8_MMA_BN, w_nk, n, k, col0, k0, tid);
+  stage(xs[0], Q8_MMA_BM, x, rows, k, row0, 0, tid);
+  stage(ws[0], Q8_MMA_BN, w_nk, n, k, col0, 0, tid);
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  for (int k0 = 0, s = 0; k0 < k; k0 += 32, s ^= 1) {
+    if (k0 + 32 < k) {  // the next step's tiles into the other stage
+      stage(xs[s ^ 1], Q8_MMA_BM, x, rows, k, row0, k0 + 32, tid);
+      stage(ws[s ^ 1], Q8_MMA_BN, w_nk, n, k, col0, k0 + 32, tid);
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    asm volatile("cp.async.wait_group 1;" ::: "memory");  // this step's group has landed
     barrier(CLK_LOCAL_MEM_FENCE);
+    __local const char* xt = xs[s];
+    __local const char* wt = ws[s];
     int bf[Q8_MMA_TN][2];
     for (int b = 0; b < Q8_MMA_TN; ++b) {
-      bf[b][0] = fragment(ws, wn + 8 * b + g, 4 * t);
-      bf[b][1] = fragment(ws, wn + 8 * b + g, 16 + 4 * t);
+      bf[b][0] = fragment(wt, wn + 8 * b + g, 4 * t);
+      bf[b][1] = fragment(wt, wn + 8 * b + g, 16 + 4 * t);
     }
     for (int a = 0; a < Q8_MMA_TM; ++a) {
       const int r = wm + 16 * a + g;
-      const int a0 = fragment(xs, r, 4 * t), a1 = fragment(xs, r + 8, 4 * t);
-      const int a2 = fragment(xs, r, 16 + 4 * t), a3 = fragment(xs, r + 8, 16 + 4 * t);
+      const int a0 = fragment(xt, r, 4 * t), a1 = fragment(xt, r + 8, 4 * t);
+      const int a2 = fragment(xt, r, 16 + 4 * t), a3 = fragment(xt, r + 8, 16 + 4 * t);
       for (int b = 0; b < Q8_MMA_TN; ++b) {
         int d0, d1, d2, d3;
         asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
