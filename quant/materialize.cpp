@@ -67,7 +67,7 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
   // Exclusions must name something.
   for (const auto& e : exclude) {
     const bool found = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.name == e || n.op_type == e; });
-    check(found, "--exclude " + e + ": no node or op type of that name in the model");
+    check_argument(found, "--exclude " + e + ": no node or op type of that name in the model");
   }
   report.fold = fold_batch_norm(g);
   report.constants = fold_constants(g);

@@ -59,7 +59,7 @@ else
 fi
 echo
 echo "== q8 compare --int8: the INT8 engine against FP32 on the 10,000 test images"
-"$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data "$TEST" --batch-size 256 --quiet --int8 | grep -E "^(engine|top-1)"
+"$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data "$TEST" --batch-size 256 --int8 | grep -E "^(engine|top-1)"
 echo
 echo "== q8 bench: FP32 and the INT8 engine at batch 32"
 "$BUILD/q8" bench "$MODEL" --int8 "$BUILD/fashion_cnn.q8plan" --shape input=32x1x28x28 --iterations 10 --json "$BUILD/fashion_cnn.bench.json"
@@ -70,7 +70,7 @@ for method in max entropy percentile mse; do
   "$BUILD/q8" calibrate "$MODEL" --data /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz --limit 1024 \
     --method "$method" --json "$BUILD/demo.$method.json" --quiet >/dev/null
   "$BUILD/q8" quantize "$MODEL" --calib "$BUILD/demo.$method.json" -o "$BUILD/demo.$method.qdq.onnx" >/dev/null
-  "$BUILD/q8" compare "$MODEL" "$BUILD/demo.$method.qdq.onnx" --data "$TEST" --batch-size 256 --quiet > "$BUILD/demo.$method.txt"
+  "$BUILD/q8" compare "$MODEL" "$BUILD/demo.$method.qdq.onnx" --data "$TEST" --batch-size 256 > "$BUILD/demo.$method.txt"
   awk -v m="$method" '/^top-1:/ { fp = $3; i8 = $6; d = $8 } /^top-1 agreement/ { a = $3 }
     END { gsub(/\(/, "", d); printf "%-11s %8s%% %8s%% %9s %9s%%\n", m, fp, i8, d, a }' "$BUILD/demo.$method.txt"
 done

@@ -21,4 +21,16 @@ inline void check(bool condition, const std::string& message) {
   if (!condition) throw Error(message);
 }
 
+// An argument the caller chose that cannot work (an option naming nothing in the model, outputs
+// that collide, a malformed value): the CLI exits 2 for it, as for its own parse errors, and 1
+// for errors met while working.
+class ArgumentError : public Error {
+ public:
+  explicit ArgumentError(const std::string& what) : Error(what) {}
+};
+
+inline void check_argument(bool condition, const std::string& message) {
+  if (!condition) throw ArgumentError(message);
+}
+
 }  // namespace q8

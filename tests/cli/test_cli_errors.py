@@ -22,6 +22,7 @@ from tally import Tally  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FASHION = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
+TEST_IMAGES = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
 
 
 def save_unchecked(model, path):
@@ -211,13 +212,17 @@ def main():
         ("run: no OpenCL platform at all", ["run", FASHION, "--device", "opencl", "--output-dir", out],
          "no OpenCL platform or device found", {"OCL_ICD_VENDORS": os.path.join(work, "no-vendors")}),
     ]
+    # A command line that cannot work exits 2; an error met while working exits 1.
+    argument_errors = {"input name that is wrong", "unknown flag", "calibrate: unknown method",
+                       "quantize: an exclusion naming nothing", "run: a device name that is not one"}
     tally = Tally()
     for what, args, text, *env in cases:
         proc = subprocess.run([q8] + args, capture_output=True, text=True, env=dict(os.environ, **(env[0] if env else {})))
         lines = [l for l in proc.stderr.splitlines() if l.strip()]
         problems = []
-        if proc.returncode <= 0:
-            problems.append(f"exit code {proc.returncode} (want a positive exit, not a crash)")
+        want = 2 if what in argument_errors else 1
+        if proc.returncode != want:
+            problems.append(f"exit code {proc.returncode} (want {want})")
         if len(lines) != 1 and what != "unknown flag":
             problems.append(f"{len(lines)} stderr lines: {lines}")
         if not any(text in l for l in lines):
@@ -274,7 +279,53 @@ def main():
         scales.get("/Relu_3_output_0", 0) == want_relu3
     tally.check("quantize --overrides: amax and method (from --histograms)",
                 "" if ok else f"exit {proc.returncode} {proc.stderr.strip()} {scales}")
+    check_logging(q8, work, tally)
     return tally.finish()
+
+
+def check_logging(q8, work, tally):
+    """--version, --verbose, --quiet and --log-file (spdlog), before or after the command."""
+    def run(*args):
+        return subprocess.run([q8, *args], capture_output=True, text=True)
+
+    proc = run("--version")
+    out = proc.stdout.splitlines()
+    want = ["oneDNN", "HDF5", "protobuf", "CLBlast", "OpenCL devices"]
+    missing = [w for w in want if w not in proc.stdout]
+    tally.check("--version: q8's version, the libraries' and the OpenCL devices (PoCL's opencl:0)",
+                "" if proc.returncode == 0 and out and out[0].startswith("q8 ") and not missing and "opencl:0" in proc.stdout
+                else f"exit {proc.returncode}, missing {missing}: {proc.stdout!r}")
+
+    plain = run("inspect", FASHION)
+    quiet_before, quiet_after = run("--quiet", "inspect", FASHION), run("inspect", FASHION, "--quiet")
+    tally.check("--quiet (before or after the command): nothing on stdout, exit 0",
+                "" if plain.stdout and all(p.returncode == 0 and p.stdout == "" for p in (quiet_before, quiet_after))
+                else f"{quiet_before.stdout!r} {quiet_after.stdout!r}")
+
+    log = os.path.join(work, "q8.log")
+    logged = run("inspect", FASHION, "--log-file", log)
+    lines = open(log).read().splitlines() if os.path.exists(log) else []
+    # "2026-11-22T22:53:48.659 [info] model: ..." for each stdout line, in order.
+    bodies = [l.split("] ", 1)[1] if "] " in l else None for l in lines]
+    stamped = all(len(l) > 24 and l[4] == "-" and l[10] == "T" and " [info] " in l for l in lines)
+    tally.check("--log-file: every stdout line, timestamped with its level",
+                "" if logged.returncode == 0 and stamped and bodies == logged.stdout.splitlines()
+                else f"exit {logged.returncode}: {lines[:3]} vs {logged.stdout.splitlines()[:3]}")
+
+    table = os.path.join(work, "verbose.json")
+    plain = run("calibrate", FASHION, "--data", TEST_IMAGES, "--limit", "8", "--json", table)
+    verbose = run("--verbose", "calibrate", FASHION, "--data", TEST_IMAGES, "--limit", "8", "--json", table)
+    tally.check("--verbose: more lines than the default (per-tensor ranges)",
+                "" if plain.returncode == 0 and verbose.returncode == 0 and
+                len(verbose.stdout.splitlines()) > len(plain.stdout.splitlines()) else
+                f"exit {plain.returncode}/{verbose.returncode}: {len(plain.stdout.splitlines())} vs {len(verbose.stdout.splitlines())} lines")
+
+    both = run("--verbose", "--quiet", "inspect", FASHION)
+    bad_log = run("inspect", FASHION, "--log-file", "/proc/q8/x.log")
+    errors = [l for l in bad_log.stderr.splitlines() if l.startswith("q8: error:")]
+    tally.check("--verbose with --quiet: exit 2; a log file that cannot be opened: exit 1, one error line naming it",
+                "" if both.returncode == 2 and bad_log.returncode == 1 and len(errors) == 1 and "/proc/q8/x.log" in errors[0]
+                else f"exit {both.returncode} / {bad_log.returncode}: {bad_log.stderr!r}")
 
 
 if __name__ == "__main__":

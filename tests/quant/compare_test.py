@@ -169,7 +169,7 @@ def check_classifier(binary, work, tally):
         if p.returncode:
             tally.check("classifier setup", p.stderr)
             return
-    common = ["--data", TEST, "--limit", "500", "--batch-size", "100", "--quiet"]
+    common = ["--data", TEST, "--limit", "500", "--batch-size", "100"]
     recorded = q8(binary, "compare", FASHION_CNN, qdq, *common, "--json", os.path.join(work, "rec.json"))
     explicit = q8(binary, "compare", FASHION_CNN, qdq, *common, "--mean", "0.25", "--std", "0.5", "--json", os.path.join(work, "exp.json"))
     plain = q8(binary, "compare", FASHION_CNN, qdq, *common, "--mean", "0", "--json", os.path.join(work, "plain.json"))
@@ -285,7 +285,7 @@ def check_dynamic_npy(binary, work, tally):
     os.makedirs(ddir)
     for i in range(3):
         np.save(os.path.join(ddir, f"{i}.npy"), rng.normal(0, 1, (1, 12, 20)).astype(np.float32))
-    p = q8(binary, "calibrate", model, "--data", ddir, "--method", "mse", "--json", os.path.join(work, "dynamic.json"), "--quiet")
+    p = q8(binary, "calibrate", model, "--data", ddir, "--method", "mse", "--json", os.path.join(work, "dynamic.json"))
     tally.check(".npy samples of 1x12x20 fix a [N, 1, H, W] input without --size",
                 "" if p.returncode == 0 and "sample 1x12x20" in p.stdout else f"exit {p.returncode}: {p.stderr.strip()}")
     np.save(os.path.join(ddir, "3.npy"), rng.normal(0, 1, (1, 12, 21)).astype(np.float32))

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/log.h"
 #include "engine/cpu/threads.h"
 #include "engine/io/atomic_write.h"
 #include "engine/plan/build_plan.h"
@@ -101,19 +102,19 @@ Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs,
 }
 
 void print_timing(const Timing& t, int top) {
-  std::printf("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
+  log::info("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
               t.what.c_str(), t.mean(), t.percentile(50), t.percentile(99), t.percentile(0), t.percentile(100), t.throughput());
-  if (t.copies > 0) std::printf("      %zu host↔device copies per run\n", t.copies);
+  if (t.copies > 0) log::info("      %zu host↔device copies per run\n", t.copies);
   if (t.device && !t.ms.empty()) {
     const DeviceTimes& d = *t.device;
     const double runs = double(t.ms.size());
-    std::printf("      device time per run: kernels %.3f ms (%.0f launches), host→device %.3f ms (%.2f MiB), device→host %.3f ms (%.2f MiB); "
+    log::info("      device time per run: kernels %.3f ms (%.0f launches), host→device %.3f ms (%.2f MiB), device→host %.3f ms (%.2f MiB); "
                 "the rest of the %.3f ms is host work and waiting\n",
                 d.kernel_ms / runs, double(d.kernels) / runs, d.upload_ms / runs, double(d.upload_bytes) / runs / 1048576.0,
                 d.download_ms / runs, double(d.download_bytes) / runs / 1048576.0, t.mean());
   }
   if (t.memory.owned_bytes > 0)
-    std::printf("      memory: %zu intermediates; the executor's own buffers in an arena of %.2f MiB (%.2f MiB without reuse)\n",
+    log::info("      memory: %zu intermediates; the executor's own buffers in an arena of %.2f MiB (%.2f MiB without reuse)\n",
                 t.memory.values.size(), double(t.memory.arena.arena_bytes) / 1048576.0, double(t.memory.owned_bytes) / 1048576.0);
   if (t.nodes.empty() || top == 0) return;
   std::vector<NodeTime> nodes = t.nodes;
@@ -121,9 +122,9 @@ void print_timing(const Timing& t, int top) {
   for (const NodeTime& n : nodes) total += n.total_ms;
   if (total <= 0) return;
   std::stable_sort(nodes.begin(), nodes.end(), [](const NodeTime& a, const NodeTime& b) { return a.total_ms > b.total_ms; });
-  std::printf("  %-44s %-16s %-15s %10s %6s\n", "node (slowest first)", "op", "backend", "ms/iter", "%");
+  log::info("  %-44s %-16s %-15s %10s %6s\n", "node (slowest first)", "op", "backend", "ms/iter", "%");
   for (int i = 0; i < top && i < int(nodes.size()); ++i)
-    std::printf("  %-44.44s %-16.16s %-15s %10.3f %5.1f%%\n", nodes[size_t(i)].node.c_str(), nodes[size_t(i)].op.c_str(),
+    log::info("  %-44.44s %-16.16s %-15s %10.3f %5.1f%%\n", nodes[size_t(i)].node.c_str(), nodes[size_t(i)].op.c_str(),
                 nodes[size_t(i)].backend.c_str(), nodes[size_t(i)].total_ms / double(t.ms.size()), 100.0 * nodes[size_t(i)].total_ms / total);
 }
 
@@ -153,16 +154,16 @@ nlohmann::ordered_json timing_json(const Timing& t) {
 
 void bench(const BenchOptions& o) {
   if (o.threads > 0) set_compute_threads(o.threads);
-  std::printf("=== q8 bench ===\nmodel:      %s\nint8:       %s\ndevice:     %s\nthreads:    %d\nwarm-up:    %d runs\n"
+  log::info("=== q8 bench ===\nmodel:      %s\nint8:       %s\ndevice:     %s\nthreads:    %d\nwarm-up:    %d runs\n"
               "iterations: %d\nprofile:    %s\n",
               o.model.c_str(), o.int8.empty() ? "(none; --int8 QDQ_MODEL|PLAN adds the INT8 engine)" : o.int8.c_str(),
               describe_device(o.device).c_str(), compute_threads(), o.warmup, o.iterations, o.profile ? "per node" : "off");
   if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
   Graph model = load_runnable(o.model, false);
   const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
-  std::printf("shapes:     %s\n", describe_shapes(inputs).c_str());
+  log::info("shapes:     %s\n", describe_shapes(inputs).c_str());
   if (const auto level = graph_optimization_level(o.graph_optimization))
-    std::printf("%s\n", optimize_for_inference(model, *level).summary().c_str());
+    log::info("%s\n", optimize_for_inference(model, *level).summary().c_str());
   const int top = o.profile ? 15 : 0;
   // A plan given as MODEL holds fused INT8 ops: label it by what it runs, without reading it again.
   const bool int8_model = std::any_of(model.nodes.begin(), model.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
@@ -171,7 +172,7 @@ void bench(const BenchOptions& o) {
   if (!o.int8.empty()) {
     timings.push_back(time_graph("INT8", load_runnable(o.int8, true), inputs, o, o.device));
     print_timing(timings[1], top);
-    std::printf("INT8 / FP32 latency: %.2f× (%s)\n", timings[1].mean() / timings[0].mean(),
+    log::info("INT8 / FP32 latency: %.2f× (%s)\n", timings[1].mean() / timings[0].mean(),
                 o.device == "cpu" ? "the INT8 engine here is the CPU integer reference: naive loops, the oracle for every device, "
                                     "not a fast kernel"
                                   : "INT8 through OpenCL's portable kernels, FP32 on the CPU");
@@ -185,7 +186,7 @@ void bench(const BenchOptions& o) {
   j["warmup"] = o.warmup;
   for (const Timing& t : timings) j[t.what == "FP32" ? "fp32" : "int8"] = timing_json(t);
   write_file_atomically(o.json, j.dump(2) + "\n");
-  std::printf("wrote %s\n", o.json.c_str());
+  log::info("wrote %s\n", o.json.c_str());
 }
 
 }  // namespace

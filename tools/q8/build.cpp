@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/io/log.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/sha256.h"
 #include "engine/onnx/import.h"
@@ -20,7 +21,6 @@ struct BuildOptions {
   std::string model;
   std::string output;
   std::vector<std::string> shapes;  // NAME=1x3x224x224
-  bool verbose = false;
 };
 
 void print_report(const BuiltPlan& b, bool verbose) {
@@ -29,27 +29,27 @@ void print_report(const BuiltPlan& b, bool verbose) {
   for (const Node& n : l.graph.nodes)
     if (!n.domain.empty()) ++fused[n.op_type];
   const std::string report = format_lowering_report(l);
-  std::printf("%s", report.substr(0, report.find('\n') + 1).c_str());  // the summary line
-  for (const auto& [op, count] : fused) std::printf("  %-16s %d\n", op.c_str(), count);
+  log::info("%s", report.substr(0, report.find('\n') + 1).c_str());  // the summary line
+  for (const auto& [op, count] : fused) log::info("  %-16s %d\n", op.c_str(), count);
   for (const LoweringEntry& e : l.report)
-    if (verbose || !e.reason.empty()) std::printf("  %s → %s%s\n", e.node.c_str(), e.outcome.c_str(), e.reason.empty() ? "" : (": " + e.reason).c_str());
-  std::printf("placement: %s\n%s", placement_summary(b.placement).c_str(), (verbose ? b.placement_report : b.fallbacks).c_str());
+    if (verbose || !e.reason.empty()) log::info("  %s → %s%s\n", e.node.c_str(), e.outcome.c_str(), e.reason.empty() ? "" : (": " + e.reason).c_str());
+  log::info("placement: %s\n%s", placement_summary(b.placement).c_str(), (verbose ? b.placement_report : b.fallbacks).c_str());
 }
 
 void build(const BuildOptions& o) {
-  std::printf("=== q8 build ===\nmodel:   %s\noutput:  %s\n", o.model.c_str(), o.output.c_str());
+  log::info("=== q8 build ===\nmodel:   %s\noutput:  %s\n", o.model.c_str(), o.output.c_str());
   check_output_is_no_input("-o", o.output, {{"the model", o.model}});
   const std::string bytes = read_file(o.model);
   const Graph qdq = load_model(o.model);
   const TensorMap inputs = gather_inputs(qdq, {}, o.shapes, kDefaultSeed);
   const BuiltPlan b = build_plan(qdq, sha256_hex(bytes), inputs);
-  std::printf("shapes:  %s\n", b.plan.shapes.c_str());
-  print_report(b, o.verbose);
-  std::printf("memory plan: %zu intermediate buffers, arena %.2f MiB (peak), %.2f MiB without reuse\n", b.plan.buffers.size(),
+  log::info("shapes:  %s\n", b.plan.shapes.c_str());
+  print_report(b, log::level() == log::Level::Debug);
+  log::info("memory plan: %zu intermediate buffers, arena %.2f MiB (peak), %.2f MiB without reuse\n", b.plan.buffers.size(),
               double(b.plan.memory.arena_bytes) / 1048576.0, double(b.plan.memory.total_bytes) / 1048576.0);
   const std::string plan = serialize_plan(b.plan);
   write_file_atomically(o.output, plan);
-  std::printf("wrote %s (%zu bytes, sha256 %s)\n", o.output.c_str(), plan.size(), sha256_hex(plan).c_str());
+  log::info("wrote %s (%zu bytes, sha256 %s)\n", o.output.c_str(), plan.size(), sha256_hex(plan).c_str());
 }
 
 }  // namespace
@@ -60,7 +60,6 @@ void add_build_command(CLI::App& app) {
   cmd->add_option("model", o->model, "QDQ ONNX model (from q8 quantize, or any symmetric int8 QDQ model)")->required();
   cmd->add_option("-o,--output", o->output, "plan file to write (.q8plan)")->required();
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… input shape the memory plan is for (dynamic dims default to 1)");
-  cmd->add_flag("--verbose", o->verbose, "list every node's lowering and placement");
   cmd->callback([o] { build(*o); });
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calib/calibration_run.h"
+#include "engine/io/log.h"
 #include "engine/cpu/threads.h"
 #include "calib/clipping.h"
 #include "calib/hdf5_histograms.h"
@@ -51,8 +52,8 @@ void check_writable(const std::string& path, const char* flag) {
   if (path.empty()) return;
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
-  check(!fs::is_directory(path), std::string(flag) + " " + path + ": is a directory");
-  check(fs::path(path).filename().string().size() < 250, std::string(flag) + " " + path + ": the file name is too long");
+  check_argument(!fs::is_directory(path), std::string(flag) + " " + path + ": is a directory");
+  check_argument(fs::path(path).filename().string().size() < 250, std::string(flag) + " " + path + ": the file name is too long");
   check(fs::is_directory(dir) && ::access(dir.c_str(), W_OK) == 0,
         std::string(flag) + " " + path + ": cannot write there (directory missing or read-only)");
 }
@@ -63,12 +64,12 @@ MethodChoice method_choice(const CalibrateOptions& o) {
   choice.options.percentile = o.percentile;
   for (const auto& arg : o.overrides) {
     const size_t eq = arg.rfind('=');
-    check(eq != std::string::npos && eq > 0, "--override '" + arg + "' is not NAME_OR_OPTYPE=METHOD");
+    check_argument(eq != std::string::npos && eq > 0, "--override '" + arg + "' is not NAME_OR_OPTYPE=METHOD");
     const std::string method = arg.substr(eq + 1);
-    check(find_method(method) != nullptr, "--override " + arg + ": unknown method (methods: " + method_names() + ")");
+    check_argument(find_method(method) != nullptr, "--override " + arg + ": unknown method (methods: " + method_names() + ")");
     choice.overrides[arg.substr(0, eq)] = method;
   }
-  check(find_method(o.method) != nullptr, "--method " + o.method + ": unknown method (methods: " + method_names() + ")");
+  check_argument(find_method(o.method) != nullptr, "--method " + o.method + ": unknown method (methods: " + method_names() + ")");
   return choice;
 }
 
@@ -98,9 +99,9 @@ void report_clipping(const std::vector<ClipWarning>& warnings, double limit, boo
   std::snprintf(head, sizeof head, "%zu tensors clip more than %.3g %% of their non-zero values (or clip a graph input)",
                 warnings.size(), 100 * limit);
   if (strict) throw Error(std::string(head) + " (--strict); the worst: " + describe(warnings[0]));
-  std::fprintf(stderr, "q8: warning: %s; the fraction of each is in the JSON table (\"clipped\"):\n", head);
-  for (size_t i = 0; i < warnings.size() && i < 10; ++i) std::fprintf(stderr, "q8: warning:   %s\n", describe(warnings[i]).c_str());
-  if (warnings.size() > 10) std::fprintf(stderr, "q8: warning:   ... and %zu more\n", warnings.size() - 10);
+  log::warn("%s; the fraction of each is in the JSON table (\"clipped\"):\n", head);
+  for (size_t i = 0; i < warnings.size() && i < 10; ++i) log::warn("  %s\n", describe(warnings[i]).c_str());
+  if (warnings.size() > 10) log::warn("  ... and %zu more\n", warnings.size() - 10);
 }
 
 // What the data is: its description, path, and a hash of every sample's origin (file names, or
@@ -143,10 +144,10 @@ void check_output_paths(const CalibrateOptions& o) {
   for (const auto& m : o.merge) inputs.emplace_back("--merge", m);
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (size_t j = i + 1; j < outputs.size(); ++j)
-      check(canonical(outputs[i].second) != canonical(outputs[j].second),
+      check_argument(canonical(outputs[i].second) != canonical(outputs[j].second),
             outputs[i].first + " and " + outputs[j].first + " are the same file " + outputs[i].second);
     for (const auto& [what, path] : inputs)
-      check(canonical(outputs[i].second) != canonical(path),
+      check_argument(canonical(outputs[i].second) != canonical(path),
             outputs[i].first + " " + outputs[i].second + " is " + what + ": an output would overwrite an input");
   }
 }
@@ -156,8 +157,8 @@ void calibrate(CalibrateOptions o) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   o.d.resolve();
-  check(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
-  check(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
+  check_argument(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
+  check_argument(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
   check_writable(o.cache, "--cache");
   check_writable(o.json, "--json");
   check_writable(o.histograms, "--histograms");
@@ -174,7 +175,7 @@ void calibrate(CalibrateOptions o) {
   Calibrator calibrator(graph, {o.bins, o.skip_zeros, histograms});
   for (const auto& [name, method] : choice.overrides) {
     const bool op_type = std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return n.op_type == name; });
-    check(op_type || calibrator.candidates().count(name), "--override " + name + "=" + method +
+    check_argument(op_type || calibrator.candidates().count(name), "--override " + name + "=" + method +
                                                               ": no activation or op type of that name in the model");
   }
   HistogramFile previous;
@@ -208,7 +209,7 @@ void calibrate(CalibrateOptions o) {
     merged_from += (merged_from.empty() ? "" : " + ") + shard.dataset;
   }
 
-  std::printf("=== q8 calibrate ===\nmodel:         %s (opset %lld, sha256 %.12s…)\n", o.model.c_str(),
+  log::info("=== q8 calibrate ===\nmodel:         %s (opset %lld, sha256 %.12s…)\n", o.model.c_str(),
               static_cast<long long>(graph.opset()), sha.c_str());
   const std::string order = o.d.stream.shuffle ? "shuffled with seed " + std::to_string(o.d.stream.seed) : "sorted";
   std::unique_ptr<BatchStream> stream;
@@ -216,7 +217,7 @@ void calibrate(CalibrateOptions o) {
   std::string dataset = merged_from;
   if (!o.d.data.empty()) {
     if (const auto fixed = fixed_batch_size(graph); fixed && *fixed != o.d.stream.batch_size) {
-      std::printf("batch size:    %lld (the model's inputs fix it; --batch-size %lld ignored)\n", static_cast<long long>(*fixed),
+      log::info("batch size:    %lld (the model's inputs fix it; --batch-size %lld ignored)\n", static_cast<long long>(*fixed),
                   static_cast<long long>(o.d.stream.batch_size));
       o.d.stream.batch_size = *fixed;
     }
@@ -226,20 +227,20 @@ void calibrate(CalibrateOptions o) {
     stream = std::make_unique<BatchStream>(inputs, o.d.pre, o.d.stream);
     check(stream->dataset_size() > 0, o.d.data + ": holds no samples (" + inputs[0].source->describe() + ")");
     for (const auto& in : inputs)
-      std::printf("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
+      log::info("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
                   dims_to_string(in.spec.sample_dims).c_str(), in.source->describe().c_str());
-    std::printf("dataset:       %lld samples, running %lld (batch %lld%s%s)\n", static_cast<long long>(stream->dataset_size()),
+    log::info("dataset:       %lld samples, running %lld (batch %lld%s%s)\n", static_cast<long long>(stream->dataset_size()),
                 static_cast<long long>(stream->total()), static_cast<long long>(o.d.stream.batch_size),
                 o.d.stream.shuffle ? (", shuffled with seed " + std::to_string(o.d.stream.seed)).c_str() : ", sorted order",
                 o.d.stream.skip ? (", resuming after " + std::to_string(o.d.stream.skip)).c_str() : "");
-    std::printf("preprocessing: %s\n", o.d.pre.describe().c_str());
+    log::info("preprocessing: %s\n", o.d.pre.describe().c_str());
   }
 
-  if (!o.merge.empty()) std::printf("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(merged_samples));
-  std::printf("method:        %s%s, %lld bins%s\n", o.method.c_str(),
+  if (!o.merge.empty()) log::info("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(merged_samples));
+  log::info("method:        %s%s, %lld bins%s\n", o.method.c_str(),
               o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "", static_cast<long long>(o.bins),
               o.skip_zeros ? ", zeros skipped" : "");
-  for (const auto& [k, m] : choice.overrides) std::printf("override:      %s -> %s\n", k.c_str(), m.c_str());
+  for (const auto& [k, m] : choice.overrides) log::info("override:      %s -> %s\n", k.c_str(), m.c_str());
   std::string outputs;
   if (!o.cache.empty()) {
     outputs += "cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method);
@@ -250,9 +251,9 @@ void calibrate(CalibrateOptions o) {
   }
   if (!o.json.empty()) outputs += "json " + o.json + " ";
   if (!o.histograms.empty()) outputs += "histograms " + o.histograms;
-  std::printf("outputs:       %s\n", outputs.c_str());
+  log::info("outputs:       %s\n", outputs.c_str());
   const int streams = calibration_streams(o.streams);
-  std::printf("compute:       %d threads%s\n", compute_threads(),
+  log::info("compute:       %d threads%s\n", compute_threads(),
               streams > 1 ? (", " + std::to_string(streams) + " streams of " + std::to_string(std::max(1, compute_threads() / streams)) +
                              " (batches at once)").c_str()
                           : "");
@@ -260,11 +261,11 @@ void calibrate(CalibrateOptions o) {
 
   CalibrationRunResult run;
   if (stream) {
-    Progress progress("calibrating", stream->total(), o.d.quiet);
+    Progress progress("calibrating", stream->total(), log::quiet());
     run = run_calibration(graph, calibrator, *stream, progress, g_interrupted, {streams});
-    for (const auto& s : stream->skipped()) std::fprintf(stderr, "q8: warning: skipped %s\n", s.c_str());
+    for (const auto& s : stream->skipped()) log::warn("skipped %s\n", s.c_str());
     if (!stream->skipped().empty())
-      std::fprintf(stderr, "q8: warning: skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
+      log::warn("skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
   }
   HistogramFile file{sha, Q8_VERSION, dataset, o.bins, o.skip_zeros,
                      previous.samples + merged_samples + uint64_t(run.positions), calibrator.observers(), order, o.d.pre.to_json()};
@@ -277,12 +278,12 @@ void calibrate(CalibrateOptions o) {
     throw Error("interrupted after " + std::to_string(file.samples) + " samples; nothing written (--histograms keeps progress)");
   }
   check(!calibrator.observers().empty(), "no floating-point activations were observed");
-  if (stream) std::printf("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
+  if (stream) log::info("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
                           run.seconds > 0 ? double(run.samples) / run.seconds : 0.0);
   for (const auto& [name, obs] : calibrator.observers()) {
     const TensorStats& s = obs.stats();
     if (s.nan || s.pos_inf || s.neg_inf)
-      std::fprintf(stderr, "q8: warning: tensor '%s' had %llu NaN, %llu +Inf, %llu -Inf values (excluded from its range)\n",
+      log::warn("tensor '%s' had %llu NaN, %llu +Inf, %llu -Inf values (excluded from its range)\n",
                    name.c_str(), static_cast<unsigned long long>(s.nan), static_cast<unsigned long long>(s.pos_inf),
                    static_cast<unsigned long long>(s.neg_inf));
   }
@@ -291,7 +292,10 @@ void calibrate(CalibrateOptions o) {
   table.model_sha256 = sha, table.q8_version = Q8_VERSION, table.dataset = dataset, table.samples = file.samples;
   int degenerate = 0;
   for (const auto& [name, r] : table.activations) degenerate += r.degenerate();
-  std::printf("calibrated %zu activations (%d all-zero) and %zu weights\n", table.activations.size(), degenerate, table.weights.size());
+  log::info("calibrated %zu activations (%d all-zero) and %zu weights\n", table.activations.size(), degenerate, table.weights.size());
+  for (const auto& [name, r] : table.activations)
+    log::debug("  %-44s amax %-12.6g %-10s max |x| %-12.6g clips %.3g %%", name.c_str(), r.degenerate() ? 0.0 : r.descriptor.amax[0],
+               r.descriptor.method.c_str(), r.stats.max_abs, 100 * r.clipped);
   report_clipping(clipping_warnings(calibrator, table, graph, choice.options, o.clip_limit), o.clip_limit, o.d.stream.strict);
   // All outputs or none: each is written beside its path, and renamed once all are written.
   StagedFiles files;
@@ -300,7 +304,7 @@ void calibrate(CalibrateOptions o) {
   if (!o.cache.empty()) files.write(o.cache, format_trt_cache(make_trt_cache(table, graph, o.trt_version, trt_algorithm(o.method))));
   files.commit();
   for (const std::string* path : {&o.histograms, &o.json, &o.cache})
-    if (!path->empty()) std::printf("wrote %s\n", path->c_str());
+    if (!path->empty()) log::info("wrote %s\n", path->c_str());
 }
 
 }  // namespace

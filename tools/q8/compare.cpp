@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "datasets/model_inputs.h"
+#include "engine/io/log.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/numbers.h"
 #include "engine/onnx/import.h"
@@ -39,12 +40,12 @@ std::vector<Threshold> parse_thresholds(const std::vector<std::string>& args) {
   std::vector<Threshold> out;
   for (const std::string& a : args) {
     const size_t eq = a.find('=');
-    check(eq != std::string::npos && eq > 0, "--fail-below '" + a + "' is not METRIC=VALUE");
+    check_argument(eq != std::string::npos && eq > 0, "--fail-below '" + a + "' is not METRIC=VALUE");
     Threshold t{a.substr(0, eq), 0};
     bool known = false;
     std::string names;
     for (const auto& n : metric_names()) known = known || n == t.metric, names += (names.empty() ? "" : ", ") + n;
-    check(known, "--fail-below '" + a + "': unknown metric '" + t.metric + "' (metrics: " + names + ")");
+    check_argument(known, "--fail-below '" + a + "': unknown metric '" + t.metric + "' (metrics: " + names + ")");
     t.value = parse_double(a.substr(eq + 1), "--fail-below '" + a + "'");
     out.push_back(t);
   }
@@ -52,45 +53,45 @@ std::vector<Threshold> parse_thresholds(const std::vector<std::string>& args) {
 }
 
 void print_report(const AccuracyReport& r, const CompareCliOptions& o) {
-  std::printf("output:          %s, read as a %s\n", r.output.c_str(), output_kind_name(r.kind));
-  std::printf("samples:         %lld (%lld labelled)\n", static_cast<long long>(r.samples), static_cast<long long>(r.labelled));
+  log::info("output:          %s, read as a %s\n", r.output.c_str(), output_kind_name(r.kind));
+  log::info("samples:         %lld (%lld labelled)\n", static_cast<long long>(r.samples), static_cast<long long>(r.labelled));
   if (r.kind == OutputKind::Classifier) {
     if (r.labelled)
-      std::printf("top-1:           FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n", 100 * r.fp32_top1(), 100 * r.int8_top1(),
+      log::info("top-1:           FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n", 100 * r.fp32_top1(), 100 * r.int8_top1(),
                   100 * (r.int8_top1() - r.fp32_top1()));
-    std::printf("top-1 agreement: %.2f %%\n", 100 * r.agreement());
+    log::info("top-1 agreement: %.2f %%\n", 100 * r.agreement());
   } else if (r.kind == OutputKind::ClassMap || r.kind == OutputKind::BinaryMap) {
     if (r.kind == OutputKind::BinaryMap) {
       const auto m = r.metrics();
-      std::printf("binarised at:    %g (--threshold)\nforeground IoU:  %.2f %% (INT8 against FP32)\n", o.compare.threshold, m.at("iou"));
+      log::info("binarised at:    %g (--threshold)\nforeground IoU:  %.2f %% (INT8 against FP32)\n", o.compare.threshold, m.at("iou"));
     }
-    std::printf("pixel agreement: %.2f %%\n", 100 * r.agreement());
+    log::info("pixel agreement: %.2f %%\n", 100 * r.agreement());
     if (r.mask_pixels) {
-      std::printf("pixel accuracy:  FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n",
+      log::info("pixel accuracy:  FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n",
                   100.0 * double(r.fp32_masks.correct) / double(r.mask_pixels), 100.0 * double(r.int8_masks.correct) / double(r.mask_pixels),
                   100.0 * (double(r.int8_masks.correct) - double(r.fp32_masks.correct)) / double(r.mask_pixels));
-      std::printf("mean IoU:        FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n", 100 * r.fp32_masks.mean_iou(),
+      log::info("mean IoU:        FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n", 100 * r.fp32_masks.mean_iou(),
                   100 * r.int8_masks.mean_iou(), 100 * (r.int8_masks.mean_iou() - r.fp32_masks.mean_iou()));
     } else {
-      std::printf("(no per-pixel labels: give --masks PATH for pixel accuracy and mean IoU)\n");
+      log::info("(no per-pixel labels: give --masks PATH for pixel accuracy and mean IoU)\n");
     }
-    if (r.labels_ignored) std::printf("(the dataset's class labels do not apply to a dense output and were not used)\n");
+    if (r.labels_ignored) log::info("(the dataset's class labels do not apply to a dense output and were not used)\n");
   }
   for (const OutputError& e : r.outputs)
-    std::printf("output %-20s cosine %.5f   max abs error %.4g   max rel error %.4g\n", ("'" + e.name + "'").c_str(), e.cosine(),
+    log::info("output %-20s cosine %.5f   max abs error %.4g   max rel error %.4g\n", ("'" + e.name + "'").c_str(), e.cosine(),
                 e.max_abs_error, e.max_rel_error());
-  std::printf("per-layer SQNR (worst first, %zu quantized activations):\n", r.layers.size());
+  log::info("per-layer SQNR (worst first, %zu quantized activations):\n", r.layers.size());
   for (size_t i = 0; i < r.layers.size() && int64_t(i) < o.layers; ++i)
-    std::printf("  %8.2f dB  %s\n", r.layers[i].sqnr_db, r.layers[i].tensor.c_str());
+    log::info("  %8.2f dB  %s\n", r.layers[i].sqnr_db, r.layers[i].tensor.c_str());
 }
 
 void print_blame(const BlameReport& b, int64_t rows) {
-  std::printf("isolated blame (%lld samples; each activation quantized alone, weights as in the QDQ model; worst first):\n"
+  log::info("isolated blame (%lld samples; each activation quantized alone, weights as in the QDQ model; worst first):\n"
               "  %12s %13s  %s\n  %12.3e %12.3f%%  %s\n",
               static_cast<long long>(b.samples), "1 - cosine", "argmax differ", "tensor", b.weights_only.cosine_loss,
               100 * b.weights_only.disagreement, b.weights_only.tensor.c_str());
   for (size_t i = 0; i < b.tensors.size() && int64_t(i) < rows; ++i)
-    std::printf("  %12.3e %12.3f%%  %s\n", b.tensors[i].cosine_loss, 100 * b.tensors[i].disagreement, b.tensors[i].tensor.c_str());
+    log::info("  %12.3e %12.3f%%  %s\n", b.tensors[i].cosine_loss, 100 * b.tensors[i].disagreement, b.tensors[i].tensor.c_str());
 }
 
 void compare(CompareCliOptions o) {
@@ -110,7 +111,7 @@ void compare(CompareCliOptions o) {
     }
   }
   o.d.resolve();
-  check(!o.d.data.empty(), "give --data (a dataset to compare on)");
+  check_argument(!o.d.data.empty(), "give --data (a dataset to compare on)");
   if (const auto fixed = fixed_batch_size(fp32)) o.d.stream.batch_size = *fixed;
   const auto inputs = open_model_inputs(fp32, o.d.data, o.d.pre, o.d.source);
   if (!o.masks.empty()) {
@@ -122,15 +123,15 @@ void compare(CompareCliOptions o) {
   }
   BatchStream stream(inputs, o.d.pre, o.d.stream);
   const std::string dataset = inputs[0].source->describe() + " at " + o.d.data;
-  std::printf("=== q8 compare ===\nFP32:    %s\nINT8:    %s\ndataset: %s, running %lld\npreproc: %s (%s)\n", o.fp32.c_str(), o.qdq.c_str(),
+  log::info("=== q8 compare ===\nFP32:    %s\nINT8:    %s\ndataset: %s, running %lld\npreproc: %s (%s)\n", o.fp32.c_str(), o.qdq.c_str(),
               dataset.c_str(), static_cast<long long>(stream.total()), o.d.pre.describe().c_str(), preprocessing_from.c_str());
-  std::printf("engine:  %s\n", o.compare.int8_engine ? "INT8 (the QDQ model lowered into fused integer ops, --int8)"
+  log::info("engine:  %s\n", o.compare.int8_engine ? "INT8 (the QDQ model lowered into fused integer ops, --int8)"
                                                       : "the QDQ model as float Q/DQ");
-  if (!o.masks.empty()) std::printf("masks:   %s\n", o.compare.masks->describe().c_str());
+  if (!o.masks.empty()) log::info("masks:   %s\n", o.compare.masks->describe().c_str());
   for (const Threshold& t : thresholds)
-    std::printf("fail if: %s %s %g\n", t.metric.c_str(), metric_is_drop(t.metric) ? ">" : "<", t.value);
+    log::info("fail if: %s %s %g\n", t.metric.c_str(), metric_is_drop(t.metric) ? ">" : "<", t.value);
   std::fflush(stdout);
-  Progress progress("comparing", stream.total(), o.d.quiet);
+  Progress progress("comparing", stream.total(), log::quiet());
   std::vector<TensorMap> kept;  // the first --blame samples, whole batches
   int64_t kept_samples = 0;
   o.compare.on_batch = [&](const TensorMap& inputs) {
@@ -143,20 +144,20 @@ void compare(CompareCliOptions o) {
   print_report(r, o);
   std::optional<BlameReport> blame;
   if (o.blame > 0) {
-    Progress blame_progress("isolating", int64_t(blamed_tensor_count(qdq)) + 1, o.d.quiet, "model variants");
+    Progress blame_progress("isolating", int64_t(blamed_tensor_count(qdq)) + 1, log::quiet(), "model variants");
     blame = isolated_blame(fp32, qdq, kept, blame_progress);
     print_blame(*blame, o.layers);
   } else {
-    std::printf("(--blame N: each quantized activation's own effect on the output, on the first N samples)\n");
+    log::info("(--blame N: each quantized activation's own effect on the output, on the first N samples)\n");
   }
   if (!o.json.empty()) {
     write_file_atomically(o.json, format_accuracy_json(r, o.fp32, o.qdq, dataset, blame ? &*blame : nullptr));
-    std::printf("wrote %s\n", o.json.c_str());
+    log::info("wrote %s\n", o.json.c_str());
   }
   const auto metrics = r.metrics();
   for (const Threshold& t : thresholds) {
     const auto it = metrics.find(t.metric);
-    check(it != metrics.end(), "--fail-below " + t.metric + ": this comparison has no " + t.metric + " (a " +
+    check_argument(it != metrics.end(), "--fail-below " + t.metric + ": this comparison has no " + t.metric + " (a " +
                                    output_kind_name(r.kind) + (r.labelled || r.mask_pixels ? "" : ", without labels") + ")");
     const bool failed = metric_is_drop(t.metric) ? it->second > t.value : it->second < t.value;
     char what[200];

@@ -15,7 +15,7 @@ std::vector<double> parse_list(const std::string& text, const char* flag) {
   std::vector<double> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) out.push_back(parse_double(item, std::string(flag) + " '" + text + "'"));
-  check(!out.empty(), std::string(flag) + " is empty");
+  check_argument(!out.empty(), std::string(flag) + " is empty");
   return out;
 }
 }  // namespace
@@ -26,15 +26,15 @@ void DatasetOptions::resolve() {
   if (!preprocess_json.empty()) pre.merge_json(preprocess_json);
   if (!size.empty()) {
     const size_t x = size.find('x');
-    check(x != std::string::npos && x > 0 && x + 1 < size.size(), "--size '" + size + "' is not HxW");
+    check_argument(x != std::string::npos && x > 0 && x + 1 < size.size(), "--size '" + size + "' is not HxW");
     pre.height = parse_int(size.substr(0, x), "--size '" + size + "'"), pre.width = parse_int(size.substr(x + 1), "--size '" + size + "'");
-    check(pre.height > 0 && pre.width > 0 && pre.height <= 65536 && pre.width <= 65536,
+    check_argument(pre.height > 0 && pre.width > 0 && pre.height <= 65536 && pre.width <= 65536,
           "--size '" + size + "': height and width must be in 1..65536");
   }
   if (!mean.empty()) pre.mean = parse_list(mean, "--mean");
   if (!std.empty()) pre.std = parse_list(std, "--std");
-  for (double s : pre.std) check(s != 0, "--std " + (std.empty() ? std::string("(from --preprocess)") : std) + ": a std of 0 divides by zero");
-  check(std::isfinite(pre.scale) && pre.scale != 0, "--scale " + std::to_string(pre.scale) + ": must be finite and not 0");
+  for (double s : pre.std) check_argument(s != 0, "--std " + (std.empty() ? std::string("(from --preprocess)") : std) + ": a std of 0 divides by zero");
+  check_argument(std::isfinite(pre.scale) && pre.scale != 0, "--scale " + std::to_string(pre.scale) + ": must be finite and not 0");
 }
 
 void add_dataset_options(CLI::App* cmd, DatasetOptions& o) {
@@ -61,7 +61,6 @@ void add_dataset_options(CLI::App* cmd, DatasetOptions& o) {
   cmd->add_flag("--shuffle", o.stream.shuffle, "shuffle the order (with --seed)")->group(stream);
   cmd->add_option("--seed", o.stream.seed, "shuffle seed")->capture_default_str()->group(stream)->check(at_least(0));
   cmd->add_flag("--strict", o.stream.strict, "stop at the first corrupt sample instead of skipping it")->group(stream);
-  cmd->add_flag("--quiet", o.quiet, "no progress on stderr")->group(stream);
   cmd->add_option("--threads", o.threads, "compute threads (0: one per core)")->capture_default_str()->group(stream)
       ->check(CLI::Range(0, kMaxThreads));
 }

@@ -15,7 +15,6 @@ struct DatasetOptions {
   std::string preprocess_json, size, mean, std;
   SourceOptions source;
   BatchStreamOptions stream;
-  bool quiet = false;
   int threads = 0;
 
   // Applies --preprocess, --size, --mean, --std and --threads to the fields above.

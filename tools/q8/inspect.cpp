@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/io/log.h"
 #include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
 #include "engine/onnx/import.h"
@@ -14,18 +15,18 @@ namespace q8::cli {
 namespace {
 
 void print_values(const char* title, const std::vector<ValueInfo>& values) {
-  std::printf("%s (%zu):\n", title, values.size());
+  log::info("%s (%zu):\n", title, values.size());
   for (const ValueInfo& v : values)
-    std::printf("  %-32s %-8s %s\n", v.name.c_str(), std::string(dtype_name(v.dtype)).c_str(), v.shape_string().c_str());
+    log::info("  %-32s %-8s %s\n", v.name.c_str(), std::string(dtype_name(v.dtype)).c_str(), v.shape_string().c_str());
 }
 
 void print_plan(const Plan& plan) {
-  std::printf("plan of:   QDQ model with SHA-256 %s\n", plan.source_sha256.c_str());
-  std::printf("%s", plan.lowering_report.substr(0, plan.lowering_report.find('\n') + 1).c_str());
-  std::printf("memory plan: %zu buffers at %s, arena %.2f MiB (peak), %.2f MiB without reuse\n", plan.buffers.size(),
+  log::info("plan of:   QDQ model with SHA-256 %s\n", plan.source_sha256.c_str());
+  log::info("%s", plan.lowering_report.substr(0, plan.lowering_report.find('\n') + 1).c_str());
+  log::info("memory plan: %zu buffers at %s, arena %.2f MiB (peak), %.2f MiB without reuse\n", plan.buffers.size(),
               plan.shapes.c_str(), double(plan.memory.arena_bytes) / 1048576.0, double(plan.memory.total_bytes) / 1048576.0);
   const Executor exec(plan.graph, plan_backends());
-  std::printf("placement: %s\n%s", placement_summary(exec.placement()).c_str(), exec.placement_report(true).c_str());
+  log::info("placement: %s\n%s", placement_summary(exec.placement()).c_str(), exec.placement_report(true).c_str());
 }
 
 void inspect(const std::string& path) {
@@ -33,23 +34,23 @@ void inspect(const std::string& path) {
   const bool plan = is_plan(bytes);
   const Plan parsed = plan ? parse_plan(bytes, path) : Plan{};
   const Graph g = plan ? parsed.graph : load_model(path);
-  std::printf("model:     %s\n", path.c_str());
-  std::printf("producer:  %s %s\n", g.producer_name.c_str(), g.producer_version.c_str());
-  std::printf("ir:        %lld\n", static_cast<long long>(g.ir_version));
-  std::printf("opsets:   ");
-  for (const auto& o : g.opsets) std::printf(" %s:%lld", o.domain.empty() ? "ai.onnx" : o.domain.c_str(), static_cast<long long>(o.version));
-  std::printf("\n");
+  log::info("model:     %s\n", path.c_str());
+  log::info("producer:  %s %s\n", g.producer_name.c_str(), g.producer_version.c_str());
+  log::info("ir:        %lld\n", static_cast<long long>(g.ir_version));
+  std::string opsets;
+  for (const auto& o : g.opsets) opsets += " " + (o.domain.empty() ? std::string("ai.onnx") : o.domain) + ":" + std::to_string(o.version);
+  log::info("opsets:   %s", opsets.c_str());
   print_values("inputs", g.inputs);
   print_values("outputs", g.outputs);
   int64_t params = 0;
   for (const auto& [name, t] : g.initializers) params += t.numel();
-  std::printf("initializers: %zu (%lld values)\n", g.initializers.size(), static_cast<long long>(params));
+  log::info("initializers: %zu (%lld values)\n", g.initializers.size(), static_cast<long long>(params));
   std::map<std::string, int> counts;
   for (const Node& n : g.nodes) ++counts[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
-  std::printf("nodes: %zu\n", g.nodes.size());
-  for (const auto& [op, count] : counts) std::printf("  %-28s %d\n", op.c_str(), count);
+  log::info("nodes: %zu\n", g.nodes.size());
+  for (const auto& [op, count] : counts) log::info("  %-28s %d\n", op.c_str(), count);
   const std::string unsupported = unsupported_ops(g, plan_backends());
-  std::printf("unsupported ops: %s\n", unsupported.empty() ? "none" : unsupported.c_str());
+  log::info("unsupported ops: %s\n", unsupported.empty() ? "none" : unsupported.c_str());
   if (plan) print_plan(parsed);
 }
 

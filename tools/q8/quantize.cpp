@@ -10,6 +10,7 @@
 #include "calib/json_table.h"
 #include "calib/methods/method.h"
 #include "calib/overrides.h"
+#include "engine/io/log.h"
 #include "engine/io/sha256.h"
 #include "calib/trt_cache.h"
 #include "engine/io/atomic_write.h"
@@ -64,7 +65,7 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
 
 void quantize(QuantizeOptions o) {
   o.quant.add_mode = o.add_mode == "tensorrt" ? AddMode::TensorRT : AddMode::Both;
-  std::printf("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\n",
+  log::info("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\n",
               o.model.c_str(), o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str(),
               o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32");
@@ -77,10 +78,10 @@ void quantize(QuantizeOptions o) {
     std::vector<std::string> ignored;
     const TrtCache cache = parse_trt_cache(calib_text, o.calib);
     table = range_table_from_trt_cache(cache, graph, o.calib, ignored);
-    std::printf("ranges:   %zu activations from TensorRT cache TRT-%s-%s", table.activations.size(), cache.version.c_str(),
-                cache.algorithm.c_str());
-    if (!ignored.empty()) std::printf("; %zu cache tensors are not in the model (first: '%s')", ignored.size(), ignored[0].c_str());
-    std::printf("\n");
+    const std::string unmatched = ignored.empty() ? "" : "; " + std::to_string(ignored.size()) +
+                                                          " cache tensors are not in the model (first: '" + ignored[0] + "')";
+    log::info("ranges:   %zu activations from TensorRT cache TRT-%s-%s%s", table.activations.size(), cache.version.c_str(),
+              cache.algorithm.c_str(), unmatched.c_str());
   } else {
     table = read_json_table(o.calib);
     check_table_matches_model(table, o.calib, o.model);
@@ -90,18 +91,18 @@ void quantize(QuantizeOptions o) {
   Graph qdq = quantize_graph(std::move(graph), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
   if (!table.preprocess.empty()) qdq.metadata[kPreprocessMetadataKey] = table.preprocess;
   save_model(qdq, o.output);
-  for (const auto& w : report.warnings) std::fprintf(stderr, "q8: warning: %s\n", w.c_str());
+  for (const auto& w : report.warnings) log::warn("%s\n", w.c_str());
   if (report.opset_to != report.opset_from)
-    std::printf("upgraded opset %lld -> %lld (per-axis DequantizeLinear needs 13)\n", static_cast<long long>(report.opset_from),
+    log::info("upgraded opset %lld -> %lld (per-axis DequantizeLinear needs 13)\n", static_cast<long long>(report.opset_from),
                 static_cast<long long>(report.opset_to));
-  std::printf("folded %zu BatchNormalization nodes and %zu constant nodes%s\n", report.fold.folded.size(), report.constants.folded,
+  log::info("folded %zu BatchNormalization nodes and %zu constant nodes%s\n", report.fold.folded.size(), report.constants.folded,
               report.constants.static_shapes ? " (static shapes: shape subgraphs folded)" : "");
-  for (const auto& [bn, why] : report.fold.kept) std::printf("  kept BatchNormalization %s in FP32: %s\n", bn.c_str(), why.c_str());
-  std::printf("quantized %zu nodes (%zu activation Q/DQ pairs, %zu weight DQs)\n", report.quantized.size(), report.activation_qdq,
+  for (const auto& [bn, why] : report.fold.kept) log::info("  kept BatchNormalization %s in FP32: %s\n", bn.c_str(), why.c_str());
+  log::info("quantized %zu nodes (%zu activation Q/DQ pairs, %zu weight DQs)\n", report.quantized.size(), report.activation_qdq,
               report.weight_dq);
-  std::printf("left in FP32 (%zu nodes):\n", report.fp32.size());
-  for (const auto& [node, why] : report.fp32) std::printf("  %-40s %s\n", node.c_str(), why.c_str());
-  std::printf("wrote %s\n", o.output.c_str());
+  log::info("left in FP32 (%zu nodes):\n", report.fp32.size());
+  for (const auto& [node, why] : report.fp32) log::info("  %-40s %s\n", node.c_str(), why.c_str());
+  log::info("wrote %s\n", o.output.c_str());
 }
 
 }  // namespace

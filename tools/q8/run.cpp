@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "engine/io/log.h"
 #include "engine/cpu/threads.h"
 #include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
@@ -38,40 +39,40 @@ struct RunOptions {
 };
 
 void print_output(const std::string& name, const Tensor& t) {
-  std::printf("  %s: %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
+  log::info("  %s: %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
   if (t.dtype() != DType::Float32 || t.rank() != 2) return;
   const float* p = t.data<float>();
   for (int64_t r = 0; r < t.dim(0); ++r) {
     int64_t best = 0;
     for (int64_t c = 1; c < t.dim(1); ++c)
       if (p[r * t.dim(1) + c] > p[r * t.dim(1) + best]) best = c;
-    std::printf("    [%lld] top-1 %lld (%.4f)\n", static_cast<long long>(r), static_cast<long long>(best), p[r * t.dim(1) + best]);
+    log::info("    [%lld] top-1 %lld (%.4f)\n", static_cast<long long>(r), static_cast<long long>(best), p[r * t.dim(1) + best]);
   }
 }
 
 void run(const RunOptions& o) {
   if (o.threads > 0) set_compute_threads(o.threads);
-  std::printf("=== q8 run ===\nmodel:      %s\ndevice:     %s\nprecision:  %s\nthreads:    %d\noutput dir: %s\n",
+  log::info("=== q8 run ===\nmodel:      %s\ndevice:     %s\nprecision:  %s\nthreads:    %d\noutput dir: %s\n",
               o.model.c_str(), describe_device(o.device).c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is (a plan: int8)",
               compute_threads(), o.output_dir.c_str());
   std::string lowering;
   Graph graph = load_runnable(o.model, o.int8, &lowering);
-  std::fputs(lowering.c_str(), stdout);
+  log::info("%s", lowering.c_str());
   if (const auto level = graph_optimization_level(o.graph_optimization))
-    std::printf("%s\n", optimize_for_inference(graph, *level).summary().c_str());
+    log::info("%s\n", optimize_for_inference(graph, *level).summary().c_str());
   Executor exec(std::move(graph), plan_backends(o.device));
   const std::string fallbacks = exec.placement_report(true);
-  if (o.device != "cpu") std::printf("placement:  %s\n%s", placement_summary(exec.placement()).c_str(), fallbacks.c_str());
+  if (o.device != "cpu") log::info("placement:  %s\n%s", placement_summary(exec.placement()).c_str(), fallbacks.c_str());
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
   for (const auto& [name, t] : inputs)
-    std::printf("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
+    log::info("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
   const auto start = std::chrono::steady_clock::now();
   const TensorMap outputs = exec.run(inputs);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
   check(!ec && std::filesystem::is_directory(o.output_dir), o.output_dir + ": cannot create output directory");
-  std::printf("ran in %.2f ms\noutputs:\n", ms);
+  log::info("ran in %.2f ms\noutputs:\n", ms);
   // Every output is written before any appears; two names that map to one file are an error.
   StagedFiles files;
   std::map<std::string, std::string> file_of;  // file name → output
@@ -85,7 +86,7 @@ void run(const RunOptions& o) {
   files.commit();
   for (const auto& [name, t] : outputs) {
     if (o.dump_output) print_output(name, t);
-    else std::printf("  %s -> %s\n", name.c_str(), (std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).c_str());
+    else log::info("  %s -> %s\n", name.c_str(), (std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).c_str());
   }
 }
 

@@ -6,12 +6,13 @@
 #include "engine/io/npy.h"
 #include "engine/io/numbers.h"
 #include "engine/onnx/tensor_proto.h"
+#include "tools/q8/validators.h"
 
 namespace q8::cli {
 
 std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* flag) {
   const size_t eq = arg.rfind('=');
-  check(eq != std::string::npos && eq > 0 && eq + 1 < arg.size(),
+  check_argument(eq != std::string::npos && eq > 0 && eq + 1 < arg.size(),
         std::string(flag) + " '" + arg + "' is not of the form NAME=VALUE");
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
@@ -22,7 +23,7 @@ Dims parse_dims(const std::string& text, const std::string& what) {
   while (start <= text.size()) {
     const size_t x = text.find('x', start);
     const std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
-    check(!part.empty() && part.find_first_not_of("0123456789") == std::string::npos,
+    check_argument(!part.empty() && part.find_first_not_of("0123456789") == std::string::npos,
           what + ": shape '" + text + "' is not of the form 1x3x224x224");
     dims.push_back(parse_int(part, what + ": shape '" + text + "'"));
     if (x == std::string::npos) break;
@@ -62,13 +63,13 @@ TensorMap gather_inputs(const Graph& graph, const std::vector<std::string>& file
   for (const auto& v : graph.inputs) names += (names.empty() ? "" : ", ") + v.name;
   for (const auto& arg : files) {
     auto [name, path] = split_assignment(arg, "--input");
-    check(graph.find_input(name), "--input " + name + ": matches no model input (model inputs: " + names + ")");
+    check_argument(graph.find_input(name), "--input " + name + ": matches no model input (model inputs: " + names + ")");
     inputs[name] = read_tensor_file(path);
   }
   std::map<std::string, Dims> fixed;
   for (const auto& arg : shapes) {
     auto [name, text] = split_assignment(arg, "--shape");
-    check(graph.find_input(name), "--shape " + name + ": matches no model input (model inputs: " + names + ")");
+    check_argument(graph.find_input(name), "--shape " + name + ": matches no model input (model inputs: " + names + ")");
     fixed[name] = parse_dims(text, "--shape " + name);
   }
   uint64_t index = 0;
@@ -79,7 +80,7 @@ TensorMap gather_inputs(const Graph& graph, const std::vector<std::string>& file
     if (fixed.count(v.name)) {
       dims = fixed[v.name];
     } else {
-      check(v.shape.has_value(), "input '" + v.name + "' has no declared shape; give --input or --shape");
+      check_argument(v.shape.has_value(), "input '" + v.name + "' has no declared shape; give --input or --shape");
       for (const Dim& d : *v.shape) dims.push_back(d.known() ? d.value : 1);
     }
     inputs[v.name] = random_tensor(v, dims, seed * 1000003 + index);

@@ -1,0 +1,110 @@
+#include "engine/io/log.h"
+
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "engine/ir/error.h"
+
+namespace q8::log {
+
+namespace {
+
+// info and debug as written on stdout; warnings and errors on stderr after "q8: warning: " or
+// "q8: error: ". stdout is flushed before a stderr line so the two stay in order on a terminal.
+class ConsoleSink : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    const std::string text(msg.payload.data(), msg.payload.size());
+    if (msg.level >= spdlog::level::warn) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "q8: %s: %s\n", msg.level == spdlog::level::warn ? "warning" : "error", text.c_str());
+    } else {
+      std::fprintf(stdout, "%s\n", text.c_str());
+    }
+  }
+  void flush_() override {
+    std::fflush(stdout);
+    std::fflush(stderr);
+  }
+};
+
+struct State {
+  Level level = Level::Info;
+  std::shared_ptr<spdlog::logger> logger;
+  State() {
+    logger = std::make_shared<spdlog::logger>("q8", std::make_shared<ConsoleSink>());
+    logger->set_level(spdlog::level::info);
+    logger->flush_on(spdlog::level::warn);
+  }
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+spdlog::level::level_enum spd(Level l) {
+  return l == Level::Debug ? spdlog::level::debug : l == Level::Info ? spdlog::level::info : spdlog::level::warn;
+}
+
+void emit(spdlog::level::level_enum level, const char* format, va_list args) {
+  auto& logger = *state().logger;
+  if (!logger.should_log(level)) return;
+  va_list copy;
+  va_copy(copy, args);
+  const int n = std::vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  std::vector<char> buf(size_t(n > 0 ? n : 0) + 1);
+  std::vsnprintf(buf.data(), buf.size(), format, args);
+  std::string text(buf.data());
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  for (size_t begin = 0;;) {
+    const size_t end = text.find('\n', begin);
+    logger.log(level, "{}", text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+}
+
+}  // namespace
+
+void set_level(Level level) {
+  state().level = level;
+  state().logger->set_level(spd(level));
+}
+
+void add_file(const std::string& file) {
+  try {
+    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file, false);
+    sink->set_pattern("%Y-%m-%dT%H:%M:%S.%e [%l] %v");
+    state().logger->sinks().push_back(sink);
+  } catch (const spdlog::spdlog_ex& e) {
+    throw Error("--log-file " + file + ": cannot be opened (" + e.what() + ")");
+  }
+}
+
+Level level() { return state().level; }
+
+#define Q8_LOG_FUNCTION(name, spd_level)   \
+  void name(const char* format, ...) {     \
+    va_list args;                          \
+    va_start(args, format);                \
+    emit(spd_level, format, args);         \
+    va_end(args);                          \
+  }
+Q8_LOG_FUNCTION(debug, spdlog::level::debug)
+Q8_LOG_FUNCTION(info, spdlog::level::info)
+Q8_LOG_FUNCTION(warn, spdlog::level::warn)
+Q8_LOG_FUNCTION(error, spdlog::level::err)
+#undef Q8_LOG_FUNCTION
+
+void flush() { state().logger->flush(); }
+
+}  // namespace q8::log
