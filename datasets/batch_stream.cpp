@@ -26,6 +26,11 @@ BatchStream::BatchStream(std::vector<StreamInput> inputs, Preprocessing pre, Bat
   if (options_.limit > 0 && options_.limit < dataset_size_) order_.resize(size_t(options_.limit));
   check(options_.skip <= int64_t(order_.size()), "the resumed run already covered " + std::to_string(options_.skip) +
                                                      " samples, more than the " + std::to_string(order_.size()) + " here");
+  check(options_.shards >= 1 && options_.shard >= 0 && options_.shard < options_.shards, "shard out of range");
+  const int64_t left = int64_t(order_.size()) - options_.skip;
+  const int64_t begin = options_.skip + left * options_.shard / options_.shards;
+  order_.resize(size_t(options_.skip + left * (options_.shard + 1) / options_.shards));
+  options_.skip = begin;
   worker_ = std::thread([this] { produce(); });
 }
 

@@ -25,6 +25,9 @@ struct BatchStreamOptions {
   uint64_t seed = 0;
   int64_t skip = 0;        // samples of the order already processed (a resumed run)
   bool strict = false;     // a corrupt sample is an error instead of being skipped
+  // Of the order left after limit and skip, this stream takes part `shard` of `shards` contiguous,
+  // near-equal parts (one process's share of a distributed run).
+  int shard = 0, shards = 1;
 };
 
 struct Batch {

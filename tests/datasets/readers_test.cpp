@@ -237,5 +237,38 @@ TEST(BatchStream, SkipsCorruptSamplesOrStopsWhenStrict) {
   EXPECT_THROW({ while (strict.next()) {} }, Error);
 }
 
+// The shards of a distributed run: contiguous parts of the order left after shuffle, limit and
+// skip, near-equal, together the whole of it and in its order.
+TEST(BatchStream, ShardsCutTheOrderIntoContiguousParts) {
+  TempDir dir("shards");
+  const auto g = gradient(4, 4, 1);
+  for (int i = 0; i < 11; ++i)
+    write_file_atomically((dir.path / (std::to_string(100 + i) + ".pgm")).string(), "P5\n4 4\n255\n" + std::string(g.begin(), g.end()));
+  const InputSpec spec{"x", DType::Float32, {1, 4, 4}};
+  std::shared_ptr<SampleSource> src = open_source(dir.path.string(), {});
+  auto indices = [&](BatchStreamOptions o) {
+    BatchStream stream({{spec, src}}, Preprocessing{}, o);
+    std::vector<size_t> out;
+    while (auto b = stream.next()) out.insert(out.end(), b->indices.begin(), b->indices.end());
+    return out;
+  };
+  BatchStreamOptions whole;
+  whole.batch_size = 3, whole.shuffle = true, whole.seed = 5, whole.limit = 10, whole.skip = 1;
+  const std::vector<size_t> all = indices(whole);
+  ASSERT_EQ(all.size(), 9u);
+  for (int shards : {1, 2, 4, 9, 12}) {
+    std::vector<size_t> joined;
+    for (int shard = 0; shard < shards; ++shard) {
+      BatchStreamOptions o = whole;
+      o.shard = shard, o.shards = shards;
+      const std::vector<size_t> part = indices(o);
+      EXPECT_LE(part.size(), size_t((9 + shards - 1) / shards));
+      EXPECT_GE(part.size(), size_t(9 / shards));
+      joined.insert(joined.end(), part.begin(), part.end());
+    }
+    EXPECT_EQ(joined, all) << shards << " shards";
+  }
+}
+
 }  // namespace
 }  // namespace q8

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/io/log.h"
 #include "engine/cpu/threads.h"
 #include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
 #include "engine/plan/build_plan.h"
 #include "engine/plan/reference/backend.h"
 #include "quant/optimize_for_inference.h"

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <map>
 
-#include "engine/io/log.h"
 #include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
 #include "engine/io/sha256.h"
 #include "engine/onnx/import.h"
 #include "engine/plan/build_plan.h"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -11,18 +12,19 @@
 #include <nlohmann/json.hpp>
 
 #include "calib/calibration_run.h"
-#include "engine/io/log.h"
-#include "engine/cpu/threads.h"
 #include "calib/clipping.h"
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
-#include "engine/io/sha256.h"
 #include "calib/trt_cache.h"
 #include "datasets/model_inputs.h"
+#include "engine/cpu/threads.h"
 #include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
+#include "engine/io/sha256.h"
 #include "engine/onnx/import.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"
+#include "tools/q8/mpi_world.h"
 #include "tools/q8/validators.h"
 
 namespace q8::cli {
@@ -152,7 +154,7 @@ void check_output_paths(const CalibrateOptions& o) {
   }
 }
 
-void calibrate(CalibrateOptions o) {
+void calibrate(CalibrateOptions o, const MpiWorld& world) {
   // From here on Ctrl-C (or SIGTERM) stops the run between batches, with nothing half-written.
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
@@ -163,6 +165,9 @@ void calibrate(CalibrateOptions o) {
   check_writable(o.json, "--json");
   check_writable(o.histograms, "--histograms");
   check_output_paths(o);
+  check_argument(world.size() == 1 || (o.resume.empty() && o.merge.empty()),
+                 "--resume and --merge run in one process, not in a job of " + std::to_string(world.size()) + " ranks");
+  o.d.stream.shard = world.rank(), o.d.stream.shards = world.size();
   const MethodChoice choice = method_choice(o);
 
   // One read of the model serves both the graph and its fingerprint.
@@ -229,8 +234,9 @@ void calibrate(CalibrateOptions o) {
     for (const auto& in : inputs)
       log::info("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
                   dims_to_string(in.spec.sample_dims).c_str(), in.source->describe().c_str());
+    const int64_t running = world.sum(stream->total());
     log::info("dataset:       %lld samples, running %lld (batch %lld%s%s)\n", static_cast<long long>(stream->dataset_size()),
-                static_cast<long long>(stream->total()), static_cast<long long>(o.d.stream.batch_size),
+                static_cast<long long>(running), static_cast<long long>(o.d.stream.batch_size),
                 o.d.stream.shuffle ? (", shuffled with seed " + std::to_string(o.d.stream.seed)).c_str() : ", sorted order",
                 o.d.stream.skip ? (", resuming after " + std::to_string(o.d.stream.skip)).c_str() : "");
     log::info("preprocessing: %s\n", o.d.pre.describe().c_str());
@@ -257,15 +263,27 @@ void calibrate(CalibrateOptions o) {
               streams > 1 ? (", " + std::to_string(streams) + " streams of " + std::to_string(std::max(1, compute_threads() / streams)) +
                              " (batches at once)").c_str()
                           : "");
+  if (world.size() > 1)
+    log::info("MPI:           %d ranks, each observing its share of the order; rank 0 merges and writes\n", world.size());
   std::fflush(stdout);
 
   CalibrationRunResult run;
+  const auto start = std::chrono::steady_clock::now();
   if (stream) {
     Progress progress("calibrating", stream->total(), log::quiet());
     run = run_calibration(graph, calibrator, *stream, progress, g_interrupted, {streams});
     for (const auto& s : stream->skipped()) log::warn("skipped %s\n", s.c_str());
     if (!stream->skipped().empty())
       log::warn("skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
+  }
+  if (world.size() > 1) {
+    // Every rank's share ends at its end of the order, so an interrupted job has no prefix to
+    // resume from: nothing is written.
+    check(!world.any(run.interrupted), "interrupted; nothing written (a job of several ranks cannot be resumed)");
+    world.merge_to_root(calibrator);
+    run.samples = world.sum(run.samples), run.positions = world.sum(run.positions);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (world.rank() != 0) return;
   }
   HistogramFile file{sha, Q8_VERSION, dataset, o.bins, o.skip_zeros,
                      previous.samples + merged_samples + uint64_t(run.positions), calibrator.observers(), order, o.d.pre.to_json()};
@@ -335,7 +353,21 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--streams", o->streams, "batches at once (as trtexec's --streams), the threads split between them; 0: one per 3 threads")
       ->capture_default_str()->check(CLI::Range(0, kMaxThreads))->group("Streaming");
   cmd->add_option("--merge", o->merge, "add the histograms of this HDF5 file (shards calibrated apart); repeatable")->group(out);
-  cmd->callback([o] { calibrate(*o); });
+  cmd->callback([o] {
+    MpiWorld& world = MpiWorld::join();
+    if (!world.joined()) return calibrate(*o, world);
+    // In a job, rank 0 reports and writes; an error on any rank stops the job (MPI_Abort) with
+    // its one line, and nothing is written.
+    if (world.rank() != 0 && log::level() == log::Level::Info) log::set_level(log::Level::Warn);
+    try {
+      calibrate(*o, world);
+    } catch (const std::exception& e) {
+      log::error("rank %d of %d: %s", world.rank(), world.size(), e.what());
+      log::flush();
+      world.abort(dynamic_cast<const ArgumentError*>(&e) ? 2 : 1);
+    }
+    world.finish();
+  });
 }
 
 }  // namespace q8::cli

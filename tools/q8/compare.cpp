@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "datasets/model_inputs.h"
-#include "engine/io/log.h"
 #include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
 #include "engine/io/numbers.h"
 #include "engine/onnx/import.h"
 #include "quant/accuracy.h"

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <map>
 
-#include "engine/io/log.h"
 #include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
 #include "engine/onnx/import.h"
 #include "engine/plan/build_plan.h"
 #include "tools/q8/commands.h"

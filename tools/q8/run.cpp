@@ -8,18 +8,18 @@
 #include <map>
 #include <random>
 
-#include "engine/io/log.h"
 #include "engine/cpu/threads.h"
 #include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
 #include "engine/onnx/tensor_proto.h"
 #include "engine/plan/build_plan.h"
-#include "tools/q8/commands.h"
-#include "tools/q8/validators.h"
 #include "quant/optimize_for_inference.h"
+#include "tools/q8/commands.h"
 #include "tools/q8/tensor_args.h"
+#include "tools/q8/validators.h"
 
 namespace q8::cli {
 
