@@ -9,7 +9,7 @@ PACKAGES="
   libdnnl-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhdf5-dev libstb-dev zlib1g-dev nlohmann-json3-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin chromium
   libonnx-testdata dataset-fashion-mnist
   python3-numpy python3-onnx python3-scipy python3-torch python3-h5py python3-pil fonts-dejavu-core
 "
