@@ -106,15 +106,6 @@ void report_clipping(const std::vector<ClipWarning>& warnings, double limit, boo
   if (warnings.size() > 10) log::warn("  ... and %zu more\n", warnings.size() - 10);
 }
 
-// What the data is: its description, path, and a hash of every sample's origin (file names, or
-// file[index]) of every input, so a folder whose files changed is another dataset.
-std::string dataset_identity(const std::vector<StreamInput>& inputs, const std::string& path) {
-  std::string origins;
-  for (const auto& in : inputs)
-    for (size_t i = 0; i < in.source->size(); ++i) origins += in.source->origin(i) + "\n";
-  return inputs[0].source->describe() + " at " + path + " (sample list sha256 " + sha256_hex(origins).substr(0, 16) + ")";
-}
-
 // A resumed run must continue the same run: the same data, order and preprocessing (--force
 // accepts a mismatch), and no more samples than the data has.
 void check_resume_provenance(const HistogramFile& previous, const CalibrateOptions& o, const std::string& dataset,

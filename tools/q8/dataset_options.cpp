@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "engine/io/numbers.h"
+#include "engine/io/sha256.h"
 #include "tools/q8/validators.h"
 
 #include "engine/cpu/threads.h"
@@ -63,6 +64,13 @@ void add_dataset_options(CLI::App* cmd, DatasetOptions& o) {
   cmd->add_flag("--strict", o.stream.strict, "stop at the first corrupt sample instead of skipping it")->group(stream);
   cmd->add_option("--threads", o.threads, "compute threads (0: one per core)")->capture_default_str()->group(stream)
       ->check(CLI::Range(0, kMaxThreads));
+}
+
+std::string dataset_identity(const std::vector<StreamInput>& inputs, const std::string& path) {
+  std::string origins;
+  for (const auto& in : inputs)
+    for (size_t i = 0; i < in.source->size(); ++i) origins += in.source->origin(i) + "\n";
+  return inputs[0].source->describe() + " at " + path + " (sample list sha256 " + sha256_hex(origins).substr(0, 16) + ")";
 }
 
 }  // namespace q8::cli

@@ -18,6 +18,7 @@
 #include "engine/onnx/import.h"
 #include "quant/materialize.h"
 #include "quant/preprocess_metadata.h"
+#include "tools/q8/budget.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/validators.h"
 
@@ -29,6 +30,7 @@ struct QuantizeOptions {
   std::string model, calib, output, overrides, histograms, add_mode = "both";
   std::vector<std::string> exclude;
   QuantOptions quant;
+  BudgetOptions budget;
 };
 
 // Applies --overrides (calib/overrides.h) to the table: an amax as given, a method recomputed from
@@ -87,10 +89,25 @@ void quantize(QuantizeOptions o) {
     check_table_matches_model(table, o.calib, o.model);
   }
   if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned, sha256_hex(read_file(o.model)));
+  std::set<std::string> exclude(o.exclude.begin(), o.exclude.end());
+  std::string budget_json;
+  if (!o.budget.budget.empty()) {
+    const std::set<std::string> kept = nodes_for_budget(graph, table, o.calib, o.quant, exclude, o.budget, budget_json);
+    exclude.insert(kept.begin(), kept.end());
+  } else {
+    check_argument(o.budget.data.empty(), "--data is for --budget: give --budget METRIC=VALUE");
+  }
   QuantizeReport report;
-  Graph qdq = quantize_graph(std::move(graph), table, o.quant, std::set<std::string>(o.exclude.begin(), o.exclude.end()), report);
+  Graph qdq = quantize_graph(std::move(graph), table, o.quant, exclude, report);
   if (!table.preprocess.empty()) qdq.metadata[kPreprocessMetadataKey] = table.preprocess;
-  save_model(qdq, o.output);
+  // The model and the budget's JSON together or neither.
+  StagedFiles files;
+  save_model(qdq, files.stage(o.output));
+  const std::string json_path = o.budget.json.empty() && !budget_json.empty()
+                                    ? std::filesystem::path(o.output).replace_extension(".budget.json").string()
+                                    : o.budget.json;
+  if (!budget_json.empty()) files.write(json_path, budget_json);
+  files.commit();
   for (const auto& w : report.warnings) log::warn("%s\n", w.c_str());
   if (report.opset_to != report.opset_from)
     log::info("upgraded opset %lld -> %lld (per-axis DequantizeLinear needs 13)\n", static_cast<long long>(report.opset_from),
@@ -103,6 +120,7 @@ void quantize(QuantizeOptions o) {
   log::info("left in FP32 (%zu nodes):\n", report.fp32.size());
   for (const auto& [node, why] : report.fp32) log::info("  %-40s %s\n", node.c_str(), why.c_str());
   log::info("wrote %s\n", o.output.c_str());
+  if (!budget_json.empty()) log::info("wrote %s\n", json_path.c_str());
 }
 
 }  // namespace
@@ -122,6 +140,7 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_option("--overrides", o->overrides,
                   "JSON {\"tensor\": {\"amax\": x} or {\"method\": m}}: ranges to use instead of the table's");
   cmd->add_option("--histograms", o->histograms, "the calibration run's HDF5 histograms (for method overrides)");
+  add_budget_options(cmd, o->budget);
   cmd->callback([o] { quantize(*o); });
 }
 
