@@ -95,7 +95,7 @@ onnx::ModelProto to_model_proto(const Graph& graph) {
   return model;
 }
 
-void save_model(const Graph& graph, const std::string& path) {
+std::string serialize_model(const Graph& graph, const std::string& path) {
   const onnx::ModelProto model = to_model_proto(graph);
   try {
     onnx::checker::check_model(model);
@@ -103,7 +103,9 @@ void save_model(const Graph& graph, const std::string& path) {
     std::string msg = e.what();
     throw Error(path + ": the model to write fails onnx::checker: " + msg.substr(0, msg.find('\n')));
   }
-  write_file_atomically(path, model.SerializeAsString());
+  return model.SerializeAsString();
 }
+
+void save_model(const Graph& graph, const std::string& path) { write_file_atomically(path, serialize_model(graph, path)); }
 
 }  // namespace q8

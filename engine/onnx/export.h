@@ -12,5 +12,7 @@ namespace q8 {
 onnx::ModelProto to_model_proto(const Graph& graph);
 // Writes graph as an ONNX file, atomically, after onnx::checker accepts it.
 void save_model(const Graph& graph, const std::string& path);
+// The bytes save_model writes (after the same onnx::checker pass; Error names `path`).
+std::string serialize_model(const Graph& graph, const std::string& path);
 
 }  // namespace q8

@@ -102,7 +102,7 @@ void quantize(QuantizeOptions o) {
   if (!table.preprocess.empty()) qdq.metadata[kPreprocessMetadataKey] = table.preprocess;
   // The model and the budget's JSON together or neither.
   StagedFiles files;
-  save_model(qdq, files.stage(o.output));
+  files.write(o.output, serialize_model(qdq, o.output));
   const std::string json_path = o.budget.json.empty() && !budget_json.empty()
                                     ? std::filesystem::path(o.output).replace_extension(".budget.json").string()
                                     : o.budget.json;
