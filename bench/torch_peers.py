@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch on the same GPU, the peers of q8's OpenCL figures: torchvision's ResNet-18, ResNet-50
-and MobileNetV2 (random weights) in FP32 and FP16 at batch 1 and 64 (img/s), and torch._int_mm
-(cuBLAS INT8) TOPS at the GEMM sizes given. TF32 is off, so FP32 is FP32.
+and MobileNetV2 (random weights) in FP32 and FP16 at batch 1 and 64 (img/s), and at the GEMM sizes
+given torch._int_mm (cuBLAS INT8) TOPS and FP16 torch.matmul TFLOP/s. TF32 is off, so FP32 is FP32.
 
     torch_peers.py [--n 1024,4096,8192] [--json OUT]
 """
@@ -31,7 +31,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
-    out = {"device": torch.cuda.get_device_name(0), "models": [], "int_mm": []}
+    out = {"device": torch.cuda.get_device_name(0), "models": [], "int_mm": [], "fp16_mm": []}
     models = {"resnet18": torchvision.models.resnet18, "resnet50": torchvision.models.resnet50,
               "mobilenetv2": torchvision.models.mobilenet_v2}
     with torch.no_grad():
@@ -50,6 +50,10 @@ def main():
         s = timeit(lambda: torch._int_mm(a, b), 10)
         print(f"torch._int_mm n = {n:5d}: {s * 1e3:8.3f} ms, {2 * n ** 3 / s / 1e12:8.2f} TOPS")
         out["int_mm"].append({"n": n, "ms": s * 1e3, "tops": 2 * n ** 3 / s / 1e12})
+        a16, b16 = a.half(), b.half()
+        s = timeit(lambda: torch.matmul(a16, b16), 10)
+        print(f"FP16 matmul   n = {n:5d}: {s * 1e3:8.3f} ms, {2 * n ** 3 / s / 1e12:8.2f} TFLOP/s")
+        out["fp16_mm"].append({"n": n, "ms": s * 1e3, "tflops": 2 * n ** 3 / s / 1e12})
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)

@@ -5,13 +5,16 @@
 
 For N = 1, 2, 3 and 4 ranks (oversubscribed on one machine) the TensorRT cache and the JSON table
 are byte for byte the single-process run's, and the HDF5 histograms hold the same counts and
-statistics; a rank that fails stops the job with its one error line and nothing is written;
+statistics; a rank that fails stops the job with its one error line and nothing is written, as
+does a rank killed mid-run;
 --resume under mpirun is refused with exit code 2.
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -22,6 +25,7 @@ from tally import Tally  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx")
 TEST = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
+TRAIN = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 # Open MPI refuses root unless told; CI runs as root.
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
 
@@ -43,6 +47,24 @@ def h5_contents(path):
         f.visititems(visit)
         out.update({f"attr {k}": str(v) for k, v in f.attrs.items()})
     return out
+
+
+def kill_rank(job, rank):
+    """SIGKILLs the job's process of that rank once it has started observing; False if it never did."""
+    deadline = time.time() + 120
+    while time.time() < deadline and job.poll() is None:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+                cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+            except (OSError, ValueError):
+                continue
+            if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env and b"calibrate" in cmd:
+                time.sleep(1.0)  # well inside its share of 60,000 images
+                os.kill(int(pid), signal.SIGKILL)
+                return True
+        time.sleep(0.1)
+    return False
 
 
 def same_bytes(a, b):
@@ -90,6 +112,19 @@ def main():
     ok = p.returncode != 0 and len(errors) == 1 and "rank 3 of 4" in errors[0] and "11.pgm" in errors[0] and not written
     tally.check("a rank that fails stops the job: one error line naming the rank and the file, nothing written",
                 "" if ok else f"exit {p.returncode}, errors {errors}, files {written}")
+
+    # A rank killed mid-run (SIGKILL, as the out-of-memory killer does): mpirun ends the job, non-zero,
+    # and rank 0, which writes only after every rank's observers arrived, writes nothing.
+    out = os.path.join(work, "killed")
+    job = subprocess.Popen(["mpirun", "--oversubscribe", "-n", "2", q8, "calibrate", MODEL, "--data", TRAIN, "--method", "entropy",
+                            "--threads", "1", "--cache", out + ".cache"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=ENV)
+    killed = kill_rank(job, 1)
+    _, err = job.communicate(timeout=600)
+    written = [f for f in os.listdir(work) if f.startswith("killed")]
+    tally.check("a rank killed mid-run: the job ends non-zero, naming the rank, and nothing is written",
+                "" if killed and job.returncode != 0 and "rank 1" in err and not written else
+                f"killed {killed}, exit {job.returncode}, files {written}: {err.strip()[-300:]}")
 
     p = calibrate(q8, 2, os.path.join(work, "resumed"), "--resume", os.path.join(work, "one_entropy.h5"))
     errors = [l for l in p.stderr.splitlines() if l.startswith("q8: error:")]
