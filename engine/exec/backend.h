@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -69,6 +70,12 @@ struct DeviceTimes {
   double kernel_ms = 0, upload_ms = 0, download_ms = 0;
   int64_t kernels = 0, uploads = 0, downloads = 0;
   uint64_t upload_bytes = 0, download_bytes = 0;
+  struct PerKernel {
+    int64_t launches = 0;
+    double ms = 0;
+  };
+  // Kernel time by kernel name (a library's commands, copies and fills under their own names).
+  std::map<std::string, PerKernel> per_kernel;
 };
 
 class Backend {

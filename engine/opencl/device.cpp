@@ -138,6 +138,7 @@ cl_kernel OpenClDevice::kernel(const std::string& name) {
   cl_int status = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program_, name.c_str(), &status);
   cl_check(status, "OpenCL kernel " + name);
+  kernel_names_[k] = name;
   return kernels_[name] = k;
 }
 
@@ -152,7 +153,7 @@ Tensor OpenClDevice::allocate(DType dtype, const Dims& dims) {
 Tensor OpenClDevice::upload(const Tensor& host) {
   Tensor t = allocate(host.dtype(), host.dims());
   if (host.nbytes()) cl_check(clEnqueueWriteBuffer(queue_, buffer_of(t), CL_TRUE, 0, host.nbytes(), host.raw(), 0, nullptr,
-                                                   event_slot(Command::Upload, host.nbytes())),
+                                                   event_slot(Command::Upload, host.nbytes(), "upload")),
                               "copying " + std::to_string(host.nbytes()) + " bytes to " + caps_.name);
   return t;
 }
@@ -160,7 +161,7 @@ Tensor OpenClDevice::upload(const Tensor& host) {
 Tensor OpenClDevice::download(const Tensor& on_device) {
   Tensor t = Tensor::uninitialized(on_device.dtype(), on_device.dims());
   if (t.nbytes()) cl_check(clEnqueueReadBuffer(queue_, buffer_of(on_device), CL_TRUE, 0, t.nbytes(), t.raw(), 0, nullptr,
-                                               event_slot(Command::Download, t.nbytes())),
+                                               event_slot(Command::Download, t.nbytes(), "download")),
                            "copying " + std::to_string(t.nbytes()) + " bytes from " + caps_.name);
   return t;
 }
@@ -168,30 +169,31 @@ Tensor OpenClDevice::download(const Tensor& on_device) {
 void OpenClDevice::launch(cl_kernel kernel, std::vector<size_t> global, std::vector<size_t> local) {
   for (size_t& g : global) g = std::max<size_t>(g, 1);
   for (size_t a = 0; a < local.size(); ++a) global[a] = (global[a] + local[a] - 1) / local[a] * local[a];  // whole work-groups
+  const auto name = kernel_names_.find(kernel);
   cl_check(clEnqueueNDRangeKernel(queue_, kernel, cl_uint(global.size()), nullptr, global.data(), local.empty() ? nullptr : local.data(), 0, nullptr,
-                                  event_slot(Command::Kernel, 0)),
+                                  event_slot(Command::Kernel, 0, name == kernel_names_.end() ? "kernel" : name->second.c_str())),
            "running an OpenCL kernel on " + caps_.name);
 }
 
 void OpenClDevice::copy(const Tensor& from, Tensor& to) {
   check(from.nbytes() == to.nbytes(), "device copy of " + std::to_string(from.nbytes()) + " bytes into " + std::to_string(to.nbytes()));
   if (from.nbytes())
-    cl_check(clEnqueueCopyBuffer(queue_, buffer_of(from), buffer_of(to), 0, 0, from.nbytes(), 0, nullptr, event_slot(Command::Kernel, 0)),
+    cl_check(clEnqueueCopyBuffer(queue_, buffer_of(from), buffer_of(to), 0, 0, from.nbytes(), 0, nullptr, event_slot(Command::Kernel, 0, "copy")),
              "copying " + std::to_string(from.nbytes()) + " bytes on " + caps_.name);
 }
 
 void OpenClDevice::zero(Tensor& t) {
   const cl_uchar zero = 0;
   if (t.nbytes())
-    cl_check(clEnqueueFillBuffer(queue_, buffer_of(t), &zero, 1, 0, t.nbytes(), 0, nullptr, event_slot(Command::Kernel, 0)),
+    cl_check(clEnqueueFillBuffer(queue_, buffer_of(t), &zero, 1, 0, t.nbytes(), 0, nullptr, event_slot(Command::Kernel, 0, "fill")),
              "zeroing " + std::to_string(t.nbytes()) + " bytes on " + caps_.name);
 }
 
 void OpenClDevice::finish() { cl_check(clFinish(queue_), "waiting for " + caps_.name); }
 
-cl_event* OpenClDevice::event_slot(Command what, size_t bytes) {
+cl_event* OpenClDevice::event_slot(Command what, size_t bytes, const char* name) {
   if (!timing_) return nullptr;
-  timed_.push_back({what, nullptr, bytes});
+  timed_.push_back({what, nullptr, bytes, name});
   return &timed_.back().event;
 }
 
@@ -212,7 +214,11 @@ DeviceTimes OpenClDevice::end_timing() {
       clReleaseEvent(c.event);
     }
     const double ms = end > start ? double(end - start) / 1e6 : 0.0;
-    if (c.what == Command::Kernel) t.kernel_ms += ms, ++t.kernels;
+    if (c.what == Command::Kernel) {
+      t.kernel_ms += ms, ++t.kernels;
+      DeviceTimes::PerKernel& k = t.per_kernel[c.name];
+      ++k.launches, k.ms += ms;
+    }
     if (c.what == Command::Upload) t.upload_ms += ms, ++t.uploads, t.upload_bytes += c.bytes;
     if (c.what == Command::Download) t.download_ms += ms, ++t.downloads, t.download_bytes += c.bytes;
   }

@@ -66,8 +66,8 @@ class OpenClDevice {
   void copy(const Tensor& from, Tensor& to);
   void zero(Tensor& t);
   // The event out-parameter for a library's command on queue() (CLBlast's), so it counts as
-  // kernel time while timing; nullptr otherwise.
-  cl_event* library_event() { return event_slot(Command::Kernel, 0); }
+  // kernel time (under `name`) while timing; nullptr otherwise.
+  cl_event* library_event(const char* name) { return event_slot(Command::Kernel, 0, name); }
   void finish();
   // Records every command's profiling event until end_timing, which waits for them and sums.
   void begin_timing();
@@ -84,16 +84,18 @@ class OpenClDevice {
   std::string memory_name_;
   std::mutex mutex_;
   std::map<std::string, cl_kernel> kernels_;
+  std::map<cl_kernel, std::string> kernel_names_;
   enum class Command { Kernel, Upload, Download };
   struct Timed {
     Command what;
     cl_event event;
     size_t bytes;
+    const char* name;  // a kernel's function name (kernel_names_ owns it), or a command's
   };
   bool timing_ = false;
   std::vector<Timed> timed_;
   // The event out-parameter of an enqueue: an event to keep while timing, else none.
-  cl_event* event_slot(Command what, size_t bytes);
+  cl_event* event_slot(Command what, size_t bytes, const char* name);
 };
 
 // The cl_mem of a device tensor.

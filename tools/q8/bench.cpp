@@ -1,7 +1,8 @@
 // q8 bench MODEL [--int8 QDQ_MODEL|PLAN] [--shape NAME=DIMS]... [--warmup N] [--iterations N]
 // [--profile] [--json FILE]: latency and throughput in the manner of trtexec — warm-up runs, then
 // timed iterations; mean, median, p99, min and max latency; samples per second; with --int8 the
-// INT8 engine on the same inputs beside it; with --profile each node's share of the time.
+// INT8 engine on the same inputs beside it; with --profile each node's share of the time and, on a
+// device, each kernel's device time from OpenCL's profiling events.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -113,6 +114,17 @@ void print_timing(const Timing& t, int top) {
                 d.kernel_ms / runs, double(d.kernels) / runs, d.upload_ms / runs, double(d.upload_bytes) / runs / 1048576.0,
                 d.download_ms / runs, double(d.download_bytes) / runs / 1048576.0, t.mean());
   }
+  if (t.device && !t.ms.empty() && top > 0 && !t.device->per_kernel.empty()) {
+    // Kernels by device time (OpenCL profiling events): where the device's time goes, which the
+    // host-side node times below cannot show for commands that run asynchronously.
+    std::vector<std::pair<std::string, DeviceTimes::PerKernel>> kernels(t.device->per_kernel.begin(), t.device->per_kernel.end());
+    std::stable_sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+    const double runs = double(t.ms.size());
+    log::info("  %-44s %16s %10s %6s\n", "device kernel (slowest first)", "launches/iter", "ms/iter", "%");
+    for (const auto& [name, k] : kernels)
+      log::info("  %-44.44s %16.1f %10.3f %5.1f%%\n", name.c_str(), double(k.launches) / runs, k.ms / runs,
+                t.device->kernel_ms > 0 ? 100.0 * k.ms / t.device->kernel_ms : 0.0);
+  }
   if (t.memory.owned_bytes > 0)
     log::info("      memory: %zu intermediates; the executor's own buffers in an arena of %.2f MiB (%.2f MiB without reuse)\n",
                 t.memory.values.size(), double(t.memory.arena.arena_bytes) / 1048576.0, double(t.memory.owned_bytes) / 1048576.0);
@@ -140,6 +152,10 @@ nlohmann::ordered_json timing_json(const Timing& t) {
                               {"device_to_host", t.device->download_ms / runs}, {"kernel_launches", double(t.device->kernels) / runs},
                               {"host_to_device_bytes", double(t.device->upload_bytes) / runs},
                               {"device_to_host_bytes", double(t.device->download_bytes) / runs}};
+    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+    for (const auto& [name, k] : t.device->per_kernel)
+      kernels.push_back({{"kernel", name}, {"launches_per_run", double(k.launches) / runs}, {"ms_per_run", k.ms / runs}});
+    j["device_kernels"] = kernels;
   }
   j["arena_bytes"] = t.memory.arena.arena_bytes;
   j["executor_buffer_bytes_without_reuse"] = t.memory.owned_bytes;
@@ -157,7 +173,7 @@ void bench(const BenchOptions& o) {
   log::info("=== q8 bench ===\nmodel:      %s\nint8:       %s\ndevice:     %s\nthreads:    %d\nwarm-up:    %d runs\n"
               "iterations: %d\nprofile:    %s\n",
               o.model.c_str(), o.int8.empty() ? "(none; --int8 QDQ_MODEL|PLAN adds the INT8 engine)" : o.int8.c_str(),
-              describe_device(o.device).c_str(), compute_threads(), o.warmup, o.iterations, o.profile ? "per node" : "off");
+              describe_device(o.device).c_str(), compute_threads(), o.warmup, o.iterations, o.profile ? "per node (host) and per device kernel" : "off");
   if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
   Graph model = load_runnable(o.model, false);
   const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);

@@ -76,7 +76,7 @@ class ClSgemm final : public PreparedNode {
     const clblast::StatusCode s = clblast::Gemm<float>(
         clblast::Layout::kRowMajor, t(trans_a_), t(trans_b_), size_t(m_), size_t(n_), size_t(k_), alpha_, buffer_of(*in[0]), 0,
         size_t(lda_), buffer_of(b), 0, size_t(ldb_), c_full_.empty() ? 0.0f : beta_, buffer_of(out[0]), 0, size_t(n_), &queue,
-        device_->library_event());
+        device_->library_event("clblast_sgemm"));
     check(s == clblast::StatusCode::kSuccess, name_ + ": CLBlast's SGEMM failed on " + device_->caps().name + ": " +
                                                   (int(s) > -1000 ? cl_status_name(cl_int(s)) : "CLBlast status " + std::to_string(int(s))));
   }
