@@ -5,23 +5,46 @@
 // aligned 16-byte chunks). Then QConv is QGemm of cols [rows, width] by w [M, width] (the
 // weights, zero-padded alike), written back as NCHW (qgemm_mma.cl's spatial argument). geometry as
 // qconv.cl's.
-__kernel void im2col_int8(__global const char* x, __global char* cols, int c, int rows, int width, __global const int* geometry) {
-  const int kk = get_global_id(0), r = get_global_id(1);
+// A work-group of 256 makes a tile of 64 rows by 64 columns through __local memory, a transpose:
+// it gathers with the rows fastest across work-items (neighbouring output positions read
+// neighbouring input bytes of one channel's plane), then writes with the columns fastest, four
+// work-items a row, 16 bytes each.
+#define Q8_IM2COL_TILE 64
+#define Q8_IM2COL_STRIDE 68  // bytes between a tile's rows: 17 words, so the gather's stores spread over the banks
+
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void im2col_int8(__global const char* x, __global char* cols, int c,
+                                                                          int rows, int width, __global const int* geometry) {
+  __local char tile[Q8_IM2COL_TILE * Q8_IM2COL_STRIDE] __attribute__((aligned(16)));
+  const int tid = get_local_id(0);
+  const int row0 = get_group_id(0) * Q8_IM2COL_TILE, kk0 = get_group_id(1) * Q8_IM2COL_TILE;
   const int in_d = geometry[0], in_h = geometry[1], in_w = geometry[2];
   const int out_h = geometry[4], out_w = geometry[5];
   const int k_d = geometry[6], k_h = geometry[7], k_w = geometry[8];
   const int taps = k_d * k_h * k_w, out_size = geometry[3] * out_h * out_w;
-  if (kk >= width || r >= rows) return;
-  if (kk >= c * taps) {
-    cols[(long)r * width + kk] = 0;
-    return;
-  }
-  const int s = r / out_size, o = r % out_size, ci = kk / taps, tap = kk % taps;
+  // Gather: this work-item's row is fixed (256 is a multiple of 64), its columns step by 4.
+  const int rr = tid % Q8_IM2COL_TILE, r = row0 + rr;
+  const int s = r / out_size, o = r % out_size;
   const int oz = o / (out_h * out_w), oy = (o / out_w) % out_h, ox = o % out_w;
-  const int a = tap / (k_h * k_w), b = (tap / k_w) % k_h, e = tap % k_w;
-  const int iz = oz * geometry[9] - geometry[15] + a * geometry[12];
-  const int iy = oy * geometry[10] - geometry[16] + b * geometry[13];
-  const int ix = ox * geometry[11] - geometry[17] + e * geometry[14];
-  const bool inside = iz >= 0 && iz < in_d && iy >= 0 && iy < in_h && ix >= 0 && ix < in_w;
-  cols[(long)r * width + kk] = inside ? x[(((long)s * c + ci) * in_d + iz) * in_h * in_w + (long)iy * in_w + ix] : (char)0;
+  const int z0 = oz * geometry[9] - geometry[15], y0 = oy * geometry[10] - geometry[16], x0 = ox * geometry[11] - geometry[17];
+  const long plane = (long)in_d * in_h * in_w;
+  __global const char* sample = x + (long)s * c * plane;
+  for (int kc = tid / Q8_IM2COL_TILE; kc < Q8_IM2COL_TILE; kc += 256 / Q8_IM2COL_TILE) {
+    const int kk = kk0 + kc;
+    char v = 0;
+    if (r < rows && kk < c * taps) {
+      const int ci = kk / taps, tap = kk % taps;
+      const int iz = z0 + (tap / (k_h * k_w)) * geometry[12];
+      const int iy = y0 + ((tap / k_w) % k_h) * geometry[13];
+      const int ix = x0 + (tap % k_w) * geometry[14];
+      if (iz >= 0 && iz < in_d && iy >= 0 && iy < in_h && ix >= 0 && ix < in_w)
+        v = sample[ci * plane + ((long)iz * in_h + iy) * in_w + ix];
+    }
+    tile[rr * Q8_IM2COL_STRIDE + kc] = v;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Write: 16 bytes a work-item, a row's 64 bytes by four neighbours.
+  const int wr = tid / 4, chunk = tid % 4, out_row = row0 + wr, out_col = kk0 + chunk * 16;
+  if (out_row >= rows || out_col >= width) return;
+  __local const int* src = (__local const int*)(tile + wr * Q8_IM2COL_STRIDE + chunk * 16);
+  *(__global int4*)(cols + (long)out_row * width + out_col) = (int4)(src[0], src[1], src[2], src[3]);
 }

@@ -103,7 +103,7 @@ class ClWeighted final : public ClNode {
       const int rows = int(cols_.dim(0)), spatial = int(rows / std::max<int64_t>(out_.dims[0], 1));
       const cl_kernel im2col = device_->kernel("im2col_int8");
       set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
-      device_->launch(im2col, {size_t(k_dim), size_t(rows)});
+      device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
       const cl_kernel k = device_->kernel("qgemm_mma");
       set_args(k, cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
       launch_mma(k, rows, m);
