@@ -11,11 +11,7 @@ namespace q8 {
 namespace {
 
 // Displayed figures; data-* attributes carry "%.17g".
-std::string num(double v, const char* format = "%.6g") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+std::string num(double v, const char* format = "%.6g") { return format_number(v, format); }
 std::string exact(double v) { return num(v, "%.17g"); }
 std::string attr(const std::string& name, const std::string& value) { return " " + name + "=\"" + html_escape(value) + "\""; }
 

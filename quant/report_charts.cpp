@@ -8,13 +8,15 @@ namespace q8 {
 
 namespace {
 
-std::string num(double v, const char* format = "%.4g") {
+std::string num(double v, const char* format = "%.4g") { return format_number(v, format); }
+
+}  // namespace
+
+std::string format_number(double v, const char* format) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
-
-}  // namespace
 
 std::string html_escape(const std::string& text) {
   std::string out;

@@ -31,6 +31,9 @@ std::string bars_svg(const std::vector<Bar>& bars, bool log, const std::string& 
 // The colour each method's marks and legend use.
 std::string method_colour(const std::string& method);
 
+// v as printf's format prints it ("%.4g" by default).
+std::string format_number(double v, const char* format = "%.4g");
+
 // Text for HTML: & < > " ' escaped.
 std::string html_escape(const std::string& text);
 
