@@ -70,7 +70,7 @@ for method in max entropy percentile mse; do
   "$BUILD/q8" calibrate "$MODEL" --data /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz --limit 1024 \
     --method "$method" --json "$BUILD/demo.$method.json" --quiet >/dev/null
   "$BUILD/q8" quantize "$MODEL" --calib "$BUILD/demo.$method.json" -o "$BUILD/demo.$method.qdq.onnx" >/dev/null
-  "$BUILD/q8" compare "$MODEL" "$BUILD/demo.$method.qdq.onnx" --data "$TEST" --batch-size 256 > "$BUILD/demo.$method.txt"
+  "$BUILD/q8" compare "$MODEL" "$BUILD/demo.$method.qdq.onnx" --data "$TEST" --batch-size 256 > "$BUILD/demo.$method.txt" 2> "$BUILD/demo.$method.log"
   awk -v m="$method" '/^top-1:/ { fp = $3; i8 = $6; d = $8 } /^top-1 agreement/ { a = $3 }
     END { gsub(/\(/, "", d); printf "%-11s %8s%% %8s%% %9s %9s%%\n", m, fp, i8, d, a }' "$BUILD/demo.$method.txt"
 done
