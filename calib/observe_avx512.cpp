@@ -47,33 +47,33 @@ int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, u
   const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
   const __m512 scale = _mm512_set1_ps(inv), cap = _mm512_set1_ps(float(top));
   WideStats stats(totals);
-  const int32_t stride = int32_t(top + 1);
-  const __m512i copy = _mm512_setr_epi32(0, stride, 2 * stride, 3 * stride, 0, stride, 2 * stride, 3 * stride, 0, stride,
-                                         2 * stride, 3 * stride, 0, stride, 2 * stride, 3 * stride);
-  const __m512i zero_slot = _mm512_add_epi32(_mm512_set1_epi32(4 * stride), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  uint16_t* copy[kBinCopies];
+  for (int k = 0; k < kBinCopies; ++k) copy[k] = local + k * (top + 1);
+  // Bins of non-zero values wait here, packed, and are counted in runs of kBinCopies, one per
+  // copy. Zeros (runs of them follow ReLU) are only counted: they cost no increment.
+  constexpr int kPending = 256;
+  alignas(64) uint32_t pending[kPending + 16];
+  int fill = 0;
+  auto count_runs = [&] {
+    const int whole = fill - fill % kBinCopies;
+    for (int j = 0; j < whole; j += kBinCopies)
+      for (int k = 0; k < kBinCopies; ++k) ++copy[k][pending[j + k]];
+    for (int j = whole; j < fill; ++j) pending[j - whole] = pending[j];
+    fill -= whole;
+  };
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 v = _mm512_loadu_ps(p + i);
-    const __mmask16 zero = stats.add(v);
+    const __mmask16 nonzero = __mmask16(~stats.add(v));
     // min(|v| · inv, top): MINPS returns its second operand when the first is NaN.
     const __m512 scaled = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), abs_mask)), scale);
-    // Lane k counts into copy k % 4, except zeros (runs of them follow ReLU), which go to a
-    // slot of their own per lane: repeated increments of one count form a chain through
-    // memory, and the zeros are counted anyway. The 16 indices (each < 2^16) leave the
-    // register packed four to a 64-bit word: four moves to general registers instead of 16.
-    const __m512i b = _mm512_add_epi32(_mm512_cvttps_epi32(_mm512_min_ps(scaled, cap)), copy);
-    const __m512i at = _mm512_mask_mov_epi32(b, zero, zero_slot);
-    const __m256i packed = _mm512_cvtepi32_epi16(at);
-    const __m128i low = _mm256_castsi256_si128(packed), high = _mm256_extracti128_si256(packed, 1);
-    const uint64_t words[4] = {uint64_t(_mm_cvtsi128_si64(low)), uint64_t(_mm_extract_epi64(low, 1)),
-                               uint64_t(_mm_cvtsi128_si64(high)), uint64_t(_mm_extract_epi64(high, 1))};
-    for (uint64_t word : words) {
-      ++local[word & 0xffff];
-      ++local[(word >> 16) & 0xffff];
-      ++local[(word >> 32) & 0xffff];
-      ++local[word >> 48];
-    }
+    const __m512i b = _mm512_cvttps_epi32(_mm512_min_ps(scaled, cap));
+    _mm512_storeu_si512(pending + fill, _mm512_maskz_compress_epi32(nonzero, b));
+    fill += __builtin_popcount(nonzero);
+    if (fill >= kPending) count_runs();
   }
+  count_runs();
+  for (int j = 0; j < fill; ++j) ++copy[j][pending[j]];  // fewer than kBinCopies left, one per copy
   stats.fold(totals);
   return i;
 }

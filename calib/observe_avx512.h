@@ -6,16 +6,20 @@
 
 namespace q8 {
 
+// Copies of the bin counts the scan deals values to in turn: an increment to a count waits for
+// the last one to the same count, and neighbouring values often share a bin.
+inline constexpr int kBinCopies = 4;
+
 struct ScanTotals {
   float lo, hi;              // over finite values, updated as v < lo / v > hi (as the scalar loop)
   uint32_t zeros, nonfinite;
 };
 
 // For the first n - n % 16 values of p: counts |v| · inv, truncated and capped at `top` (NaN and
-// ±Inf at `top`), into local[(i % 4) · (top + 1) + bin], except zeros, which it only counts in
-// totals.zeros (and which the caller adds to bin 0); local has 4 · (top + 1) + 16 entries, the
-// last 16 scratch. Returns how many values it took. The caller keeps n ≤ 4 · 65,535 so no 16-bit
-// count overflows, and 4 · (top + 1) + 16 ≤ 65,536 (indices are 16-bit).
+// ±Inf at `top`), into the copies local[k · (top + 1) + bin], k < kBinCopies, the non-zero values
+// dealt to the copies in turn, so no copy takes more than its share of them, rounded up. Zeros
+// it only counts, in totals.zeros (the caller adds them to bin 0). Returns how many values it
+// took. The caller keeps n / kBinCopies + 1 ≤ 65,535 so no 16-bit count overflows.
 int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, uint16_t* local, ScanTotals& totals);
 
 // The same statistics without the bins (observers that keep no histogram).

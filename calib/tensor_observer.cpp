@@ -99,12 +99,13 @@ bool wide_scan() {
   return wide;
 }
 
-// Four copies of 16-bit counts: 32 KiB at 4,096 bins, inside L1. A chunk puts at most
-// kChunk / 4 + 3 values into one copy, so no count overflows.
-static_assert(kChunk / 4 + 3 <= 65535);
+// kBinCopies copies of 16-bit counts (64 KiB at 4,096 bins, of which the lines of the bins in use
+// stay in L1). A chunk puts at most kChunk / 4 + 3 values into one copy (the scalar loop uses
+// four of them), so no count overflows.
+static_assert(kBinCopies >= 4 && kChunk / 4 + 3 <= 65535);
 
 ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std::vector<uint64_t>& counts) {
-  std::vector<uint16_t> local(size_t(4 * (bins + 1) + 16), 0);  // + the wide scan's 16 scratch slots
+  std::vector<uint16_t> local(size_t(kBinCopies * (bins + 1)), 0);
   const float top = float(bins);
   StatsAccumulator acc;
   auto step = [&](float v, size_t lane) {
@@ -115,7 +116,7 @@ ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std
   };
   int64_t i = 0;
   uint64_t wide_zeros = 0;  // zeros the wide scan counted but did not bin
-  if (wide_scan() && 4 * (bins + 1) + 16 <= 65536) {  // the wide scan's indices are 16-bit
+  if (wide_scan()) {
     ScanTotals t{acc.lo, acc.hi, 0, 0};
     i = scan_and_bin_avx512(p, n, inv, bins, local.data(), t);
     acc.lo = t.lo, acc.hi = t.hi, acc.zeros += t.zeros, acc.nonfinite += t.nonfinite;
@@ -127,8 +128,8 @@ ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std
   ChunkResult r;
   r.stats = acc.result();
   for (int64_t b = 0; b <= bins; ++b) {
-    const uint64_t c = uint64_t(local[size_t(b)]) + local[size_t(bins + 1 + b)] + local[size_t(2 * (bins + 1) + b)] +
-                       local[size_t(3 * (bins + 1) + b)];
+    uint64_t c = 0;
+    for (int k = 0; k < kBinCopies; ++k) c += local[size_t(k * (bins + 1) + b)];
     if (b == bins) r.overflow = c;
     else counts[size_t(b)] += c;
   }
