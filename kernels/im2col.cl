@@ -5,10 +5,10 @@
 // aligned 16-byte chunks). Then QConv is QGemm of cols [rows, width] by w [M, width] (the
 // weights, zero-padded alike), written back as NCHW (qgemm_mma.cl's spatial argument). geometry as
 // qconv.cl's.
-// A work-group of 256 makes a tile of 64 rows by 64 columns through __local memory, a transpose:
-// it gathers with the rows fastest across work-items (neighbouring output positions read
-// neighbouring input bytes of one channel's plane), then writes with the columns fastest, four
-// work-items a row, 16 bytes each.
+// A work-group of 256 makes a tile of 64 rows by 64 columns through __local memory, a transpose.
+// It first decomposes its 64 columns into taps and offsets, once; then it gathers with the rows
+// fastest across work-items (neighbouring output positions read neighbouring input bytes of one
+// channel's plane), then writes with the columns fastest, four work-items a row, 16 bytes each.
 #define Q8_IM2COL_TILE 64
 #define Q8_IM2COL_STRIDE 68  // bytes between a tile's rows: 17 words, so the gather's stores spread over the banks
 
@@ -21,24 +21,31 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void im2col_int8(__glo
   const int out_h = geometry[4], out_w = geometry[5];
   const int k_d = geometry[6], k_h = geometry[7], k_w = geometry[8];
   const int taps = k_d * k_h * k_w, out_size = geometry[3] * out_h * out_w;
+  const long plane = (long)in_d * in_h * in_w;
+  // Each of the tile's columns, decomposed once (the divisions are the costly part): its tap's
+  // offsets and its byte's offset from the window's corner. Columns past C · T get an offset no
+  // window reaches, so they read 0.
+  __local int col_dz[Q8_IM2COL_TILE], col_dy[Q8_IM2COL_TILE], col_dx[Q8_IM2COL_TILE];
+  __local long col_offset[Q8_IM2COL_TILE];
+  if (tid < Q8_IM2COL_TILE) {
+    const int kk = kk0 + tid, ci = kk / taps, tap = kk % taps;
+    const int dz = (tap / (k_h * k_w)) * geometry[12], dy = ((tap / k_w) % k_h) * geometry[13], dx = (tap % k_w) * geometry[14];
+    const bool real = kk < c * taps;
+    col_dz[tid] = real ? dz : -(1 << 28);
+    col_dy[tid] = dy, col_dx[tid] = dx;
+    col_offset[tid] = ci * plane + ((long)dz * in_h + dy) * in_w + dx;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
   // Gather: this work-item's row is fixed (256 is a multiple of 64), its columns step by 4.
   const int rr = tid % Q8_IM2COL_TILE, r = row0 + rr;
   const int s = r / out_size, o = r % out_size;
   const int oz = o / (out_h * out_w), oy = (o / out_w) % out_h, ox = o % out_w;
   const int z0 = oz * geometry[9] - geometry[15], y0 = oy * geometry[10] - geometry[16], x0 = ox * geometry[11] - geometry[17];
-  const long plane = (long)in_d * in_h * in_w;
-  __global const char* sample = x + (long)s * c * plane;
+  const long corner = (long)s * c * plane + ((long)z0 * in_h + y0) * in_w + x0;  // the window's corner, maybe in the padding
   for (int kc = tid / Q8_IM2COL_TILE; kc < Q8_IM2COL_TILE; kc += 256 / Q8_IM2COL_TILE) {
-    const int kk = kk0 + kc;
+    const int iz = z0 + col_dz[kc], iy = y0 + col_dy[kc], ix = x0 + col_dx[kc];
     char v = 0;
-    if (r < rows && kk < c * taps) {
-      const int ci = kk / taps, tap = kk % taps;
-      const int iz = z0 + (tap / (k_h * k_w)) * geometry[12];
-      const int iy = y0 + ((tap / k_w) % k_h) * geometry[13];
-      const int ix = x0 + (tap % k_w) * geometry[14];
-      if (iz >= 0 && iz < in_d && iy >= 0 && iy < in_h && ix >= 0 && ix < in_w)
-        v = sample[ci * plane + ((long)iz * in_h + iy) * in_w + ix];
-    }
+    if (r < rows && iz >= 0 && iz < in_d && iy >= 0 && iy < in_h && ix >= 0 && ix < in_w) v = x[corner + col_offset[kc]];
     tile[rr * Q8_IM2COL_STRIDE + kc] = v;
   }
   barrier(CLK_LOCAL_MEM_FENCE);

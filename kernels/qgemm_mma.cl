@@ -1,13 +1,16 @@
 // QGemm on NVIDIA tensor cores: mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 through inline PTX,
 // built only where the program is built with -DQ8_NVIDIA_PTX (PoCL never sees it) and chosen only
 // on sm_80 and later (engine/opencl/select.h, which also sets the tile through -D). A work-group
-// of Q8_MMA_WARPS_M × Q8_MMA_WARPS_N warps computes a Q8_MMA_BM × Q8_MMA_BN tile of y; per
-// 32-wide step of K it stages x's rows and w's rows (w packed at plan load as [N, K], K contiguous)
-// in __local memory, 16 bytes per work-item and load, rows 48 bytes apart so that a warp's
-// fragment reads hit 32 different banks, and each warp then runs (BM / WARPS_M / 16) ·
-// (BN / WARPS_N / 8) mma on its part. Two stages: while the warps multiply one, the next step's
-// tiles arrive in the other, by cp.async where K is a multiple of 16 (plain loads and stores
-// otherwise). Operands past rows, n or k read as 0.
+// of Q8_MMA_WARPS_M × Q8_MMA_WARPS_N warps computes a Q8_MMA_BM × Q8_MMA_BN tile of y. K goes in
+// steps of Q8_MMA_BK (32 or 64): each step stages x's rows and w's rows (w packed at plan load as
+// [N, K], K contiguous) in __local memory, 16 bytes per work-item and load, rows BK + 16 bytes
+// apart so that a warp's fragment reads hit 32 different banks, and each warp then runs
+// BK / 32 · (BM / WARPS_M / 16) · (BN / WARPS_N / 8) mma on its part. Q8_MMA_STAGES buffers form
+// a ring: while the warps multiply one step, the next STAGES − 1 steps' tiles are on their way,
+// by cp.async where K is a multiple of 16 (plain loads and stores otherwise). One barrier per
+// step: the buffer a step refills is the one every warp finished with before it. The epilogue
+// goes through the ring too, a pass of rows at a time, so that the stores are coalesced.
+// Operands past rows, n or k read as 0.
 // Fragments as the PTX ISA lays them out for m16n8k32 with 8-bit operands (lane = 4·g + t): A
 // registers 0–3 hold row g or g + 8, columns 4t…4t+3 or 16 + 4t…; B registers 0–1 hold column g,
 // rows 4t… or 16 + 4t…; D registers 0–3 hold row g (0, 1) or g + 8 (2, 3), columns 2t and 2t + 1.
@@ -16,10 +19,38 @@
 // sums are exact (the plan builder keeps them inside int32), so y is the portable kernel's bit for
 // bit.
 #ifdef Q8_NVIDIA_PTX
-#define Q8_MMA_STRIDE 48
+#define Q8_MMA_STRIDE (Q8_MMA_BK + 16)
 #define Q8_MMA_THREADS (32 * Q8_MMA_WARPS_M * Q8_MMA_WARPS_N)
 #define Q8_MMA_TM (Q8_MMA_BM / Q8_MMA_WARPS_M / 16)  // m16 tiles per warp
 #define Q8_MMA_TN (Q8_MMA_BN / Q8_MMA_WARPS_N / 8)   // n8 tiles per warp
+#define Q8_MMA_CHUNKS (Q8_MMA_BK / 16)               // 16-byte pieces of a staged row
+#define Q8_MMA_RING (Q8_MMA_STAGES * (Q8_MMA_BM + Q8_MMA_BN) * Q8_MMA_STRIDE)
+// The epilogue's staging of int32 accumulators in the ring, Q8_MMA_PASS rows at a time: row-major
+// rows BN + 8 apart, or column-major columns PASS + 4 apart (padding against bank conflicts). PASS
+// is the largest multiple of 16 (at most BM, dividing it) for which both fit.
+#define Q8_MMA_ROW_STRIDE (Q8_MMA_BN + 8)
+#define Q8_MMA_PASS_FIT_R (Q8_MMA_RING / (4 * Q8_MMA_ROW_STRIDE))
+#define Q8_MMA_PASS_FIT_C (Q8_MMA_RING / (4 * Q8_MMA_BN) - 4)
+#define Q8_MMA_PASS_FIT (Q8_MMA_PASS_FIT_R < Q8_MMA_PASS_FIT_C ? Q8_MMA_PASS_FIT_R : Q8_MMA_PASS_FIT_C)
+#if Q8_MMA_PASS_FIT >= Q8_MMA_BM
+#define Q8_MMA_PASS Q8_MMA_BM
+#elif Q8_MMA_PASS_FIT >= 128 && Q8_MMA_BM % 128 == 0
+#define Q8_MMA_PASS 128
+#elif Q8_MMA_PASS_FIT >= 64 && Q8_MMA_BM % 64 == 0
+#define Q8_MMA_PASS 64
+#elif Q8_MMA_PASS_FIT >= 32 && Q8_MMA_BM % 32 == 0
+#define Q8_MMA_PASS 32
+#else
+#define Q8_MMA_PASS 16
+#endif
+#define Q8_MMA_COL_STRIDE (Q8_MMA_PASS + 4)
+#if Q8_MMA_STAGES == 2
+#define Q8_MMA_WAIT "cp.async.wait_group 0;"
+#elif Q8_MMA_STAGES == 3
+#define Q8_MMA_WAIT "cp.async.wait_group 1;"
+#elif Q8_MMA_STAGES == 4
+#define Q8_MMA_WAIT "cp.async.wait_group 2;"
+#endif
 
 // Bytes c…c+15 of row r of a [rows, k] matrix (c a multiple of 16); 0 outside. One 16-byte load
 // where rows are 16-byte aligned (k a multiple of 16; buffers are aligned far more).
@@ -34,12 +65,12 @@ inline int4 load16(__global const char* m, int rows, int k, int r, int c) {
   return as_int4(v);
 }
 
-// Rows r0… of a [rows, k] matrix, columns k0…k0+31, into tile (count rows, Q8_MMA_STRIDE apart):
-// with k a multiple of 16, 16-byte cp.async copies (src-size 0 fills zeros past the edges) that
-// complete at cp.async.wait_group; else loads and stores, complete on return.
+// Rows r0… of a [rows, k] matrix, columns k0…k0+BK−1, into tile (count rows, Q8_MMA_STRIDE
+// apart): with k a multiple of 16, 16-byte cp.async copies (src-size 0 fills zeros past the
+// edges) that complete at cp.async.wait_group; else loads and stores, complete on return.
 inline void stage(__local char* tile, int count, __global const char* m, int rows, int k, int r0, int k0, int tid) {
-  for (int chunk = tid; chunk < 2 * count; chunk += Q8_MMA_THREADS) {
-    const int row = chunk >> 1, col = (chunk & 1) * 16;
+  for (int chunk = tid; chunk < Q8_MMA_CHUNKS * count; chunk += Q8_MMA_THREADS) {
+    const int row = chunk / Q8_MMA_CHUNKS, col = (chunk % Q8_MMA_CHUNKS) * 16;
     __local char* dst = tile + row * Q8_MMA_STRIDE + col;
     if ((k & 15) == 0) {
       const bool inside = r0 + row < rows && k0 + col < k;
@@ -57,8 +88,10 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
     __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q,
     __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
     __global const char* residual, float r_scale, int lo, int hi) {
-  __local char xs[2][Q8_MMA_BM * Q8_MMA_STRIDE] __attribute__((aligned(16)));
-  __local char ws[2][Q8_MMA_BN * Q8_MMA_STRIDE] __attribute__((aligned(16)));
+  // The ring: x's buffers, then w's; after the last step, the accumulators' staging area.
+  __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
+  __local char* const xs0 = (__local char*)ring;
+  __local char* const ws0 = xs0 + Q8_MMA_STAGES * Q8_MMA_BM * Q8_MMA_STRIDE;
   const int tid = get_local_id(0), warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
   const int wm = (warp / Q8_MMA_WARPS_N) * Q8_MMA_TM * 16, wn = (warp % Q8_MMA_WARPS_N) * Q8_MMA_TN * 8;
   const int row0 = get_group_id(1) * Q8_MMA_BM, col0 = get_group_id(0) * Q8_MMA_BN;
@@ -66,46 +99,95 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
   for (int a = 0; a < Q8_MMA_TM; ++a)
     for (int b = 0; b < Q8_MMA_TN; ++b)
       for (int i = 0; i < 4; ++i) acc[a][b][i] = 0;
-  stage(xs[0], Q8_MMA_BM, x, rows, k, row0, 0, tid);
-  stage(ws[0], Q8_MMA_BN, w_nk, n, k, col0, 0, tid);
-  asm volatile("cp.async.commit_group;" ::: "memory");
-  for (int k0 = 0, s = 0; k0 < k; k0 += 32, s ^= 1) {
-    if (k0 + 32 < k) {  // the next step's tiles into the other stage
-      stage(xs[s ^ 1], Q8_MMA_BM, x, rows, k, row0, k0 + 32, tid);
-      stage(ws[s ^ 1], Q8_MMA_BN, w_nk, n, k, col0, k0 + 32, tid);
+  const int steps = (k + Q8_MMA_BK - 1) / Q8_MMA_BK;
+  // The first STAGES − 1 steps, a commit group each (empty past the last step).
+  for (int s = 0; s < Q8_MMA_STAGES - 1; ++s) {
+    if (s < steps) {
+      stage(xs0 + s * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, s * Q8_MMA_BK, tid);
+      stage(ws0 + s * Q8_MMA_BN * Q8_MMA_STRIDE, Q8_MMA_BN, w_nk, n, k, col0, s * Q8_MMA_BK, tid);
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
-    asm volatile("cp.async.wait_group 1;" ::: "memory");  // this step's group has landed
-    barrier(CLK_LOCAL_MEM_FENCE);
-    __local const char* xt = xs[s];
-    __local const char* wt = ws[s];
-    int bf[Q8_MMA_TN][2];
-    for (int b = 0; b < Q8_MMA_TN; ++b) {
-      bf[b][0] = fragment(wt, wn + 8 * b + g, 4 * t);
-      bf[b][1] = fragment(wt, wn + 8 * b + g, 16 + 4 * t);
-    }
-    for (int a = 0; a < Q8_MMA_TM; ++a) {
-      const int r = wm + 16 * a + g;
-      const int a0 = fragment(xt, r, 4 * t), a1 = fragment(xt, r + 8, 4 * t);
-      const int a2 = fragment(xt, r, 16 + 4 * t), a3 = fragment(xt, r + 8, 16 + 4 * t);
-      for (int b = 0; b < Q8_MMA_TN; ++b) {
-        int d0, d1, d2, d3;
-        asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
-                     : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(bf[b][0]), "r"(bf[b][1]), "r"(acc[a][b][0]), "r"(acc[a][b][1]),
-                       "r"(acc[a][b][2]), "r"(acc[a][b][3]));
-        acc[a][b][0] = d0, acc[a][b][1] = d1, acc[a][b][2] = d2, acc[a][b][3] = d3;
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  for (int a = 0; a < Q8_MMA_TM; ++a)
-    for (int b = 0; b < Q8_MMA_TN; ++b)
-      for (int i = 0; i < 4; ++i) {
-        const int r = row0 + wm + 16 * a + g + (i >= 2 ? 8 : 0), j = col0 + wn + 8 * b + 2 * t + (i & 1);
-        if (r >= rows || j >= n) continue;
-        const long index = spatial ? ((long)(r / spatial) * n + j) * spatial + r % spatial : (long)r * n + j;
-        store_output(mode, y_q, y_f, index, j, acc[a][b][i], bias_q, bias_f, scale, residual, r_scale, lo, hi);
+  for (int step = 0; step < steps; ++step) {
+    // Groups committed so far: STAGES − 1 + step; at most STAGES − 2 pending leaves this step's
+    // landed. The barrier then publishes it and retires the buffer the previous step read.
+    asm volatile(Q8_MMA_WAIT ::: "memory");
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int ahead = step + Q8_MMA_STAGES - 1;
+    if (ahead < steps) {
+      const int buffer = ahead % Q8_MMA_STAGES;
+      stage(xs0 + buffer * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, ahead * Q8_MMA_BK, tid);
+      stage(ws0 + buffer * Q8_MMA_BN * Q8_MMA_STRIDE, Q8_MMA_BN, w_nk, n, k, col0, ahead * Q8_MMA_BK, tid);
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    __local const char* xt = xs0 + (step % Q8_MMA_STAGES) * Q8_MMA_BM * Q8_MMA_STRIDE;
+    __local const char* wt = ws0 + (step % Q8_MMA_STAGES) * Q8_MMA_BN * Q8_MMA_STRIDE;
+    for (int kk = 0; kk < Q8_MMA_BK; kk += 32) {
+      int bf[Q8_MMA_TN][2];
+      for (int b = 0; b < Q8_MMA_TN; ++b) {
+        bf[b][0] = fragment(wt, wn + 8 * b + g, kk + 4 * t);
+        bf[b][1] = fragment(wt, wn + 8 * b + g, kk + 16 + 4 * t);
       }
+      for (int a = 0; a < Q8_MMA_TM; ++a) {
+        const int r = wm + 16 * a + g;
+        const int a0 = fragment(xt, r, kk + 4 * t), a1 = fragment(xt, r + 8, kk + 4 * t);
+        const int a2 = fragment(xt, r, kk + 16 + 4 * t), a3 = fragment(xt, r + 8, kk + 16 + 4 * t);
+        for (int b = 0; b < Q8_MMA_TN; ++b) {
+          int d0, d1, d2, d3;
+          asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                       : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+                       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(bf[b][0]), "r"(bf[b][1]), "r"(acc[a][b][0]), "r"(acc[a][b][1]),
+                         "r"(acc[a][b][2]), "r"(acc[a][b][3]));
+          acc[a][b][0] = d0, acc[a][b][1] = d1, acc[a][b][2] = d2, acc[a][b][3] = d3;
+        }
+      }
+    }
+  }
+  // The epilogue, Q8_MMA_PASS rows of the tile at a time: the warps put their accumulators in the
+  // ring, then the work-group stores them with consecutive work-items on consecutive addresses
+  // (along j for [rows, n], along r for NCHW), where the fragments' own order would scatter.
+  const int row_major = spatial == 0;
+  for (int pass = 0; pass < Q8_MMA_BM; pass += Q8_MMA_PASS) {
+    barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with the ring, or with the last pass
+    for (int a = 0; a < Q8_MMA_TM; ++a)
+      for (int b = 0; b < Q8_MMA_TN; ++b)
+        for (int i = 0; i < 4; ++i) {
+          const int rl = wm + 16 * a + g + (i >= 2 ? 8 : 0) - pass, jl = wn + 8 * b + 2 * t + (i & 1);
+          if (rl >= 0 && rl < Q8_MMA_PASS) ring[row_major ? rl * Q8_MMA_ROW_STRIDE + jl : jl * Q8_MMA_COL_STRIDE + rl] = acc[a][b][i];
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Four neighbours along the contiguous direction per work-item: one 4-byte store where they
+    // are whole and aligned (n or spatial a multiple of 4), else one element at a time.
+    for (int e = 4 * tid; e < Q8_MMA_PASS * Q8_MMA_BN; e += 4 * Q8_MMA_THREADS) {
+      const int rl = row_major ? e / Q8_MMA_BN : e % Q8_MMA_PASS, jl = row_major ? e % Q8_MMA_BN : e / Q8_MMA_PASS;
+      const int r = row0 + pass + rl, j = col0 + jl;
+      const int at = row_major ? rl * Q8_MMA_ROW_STRIDE + jl : jl * Q8_MMA_COL_STRIDE + rl;
+      const int4 v = vload4(0, ring + at);
+      const long index = row_major ? (long)r * n + j : ((long)(r / spatial) * n + j) * spatial + r % spatial;
+      const bool whole = row_major ? r < rows && j + 3 < n && (n & 3) == 0 : r + 3 < rows && j < n && (spatial & 3) == 0;
+      if (whole && mode != Q8_FLOAT_OUT) {
+        const int4 c = row_major ? (int4)(j, j + 1, j + 2, j + 3) : (int4)(j);
+        const int4 tv = v + (int4)(bias_q[c.x], bias_q[c.y], bias_q[c.z], bias_q[c.w]);
+        const float4 m = (float4)(scale[c.x], scale[c.y], scale[c.z], scale[c.w]);
+        char4 out;
+        if (mode == Q8_INT8_OUT_RESIDUAL) {
+          const char4 res = vload4(0, residual + index);
+          out = (char4)(requantize_residual(tv.x, m.x, res.x, r_scale, lo, hi), requantize_residual(tv.y, m.y, res.y, r_scale, lo, hi),
+                        requantize_residual(tv.z, m.z, res.z, r_scale, lo, hi), requantize_residual(tv.w, m.w, res.w, r_scale, lo, hi));
+        } else {
+          out = (char4)(requantize(tv.x, m.x, lo, hi), requantize(tv.y, m.y, lo, hi), requantize(tv.z, m.z, lo, hi), requantize(tv.w, m.w, lo, hi));
+        }
+        vstore4(out, 0, y_q + index);
+        continue;
+      }
+      const int values[4] = {v.x, v.y, v.z, v.w};
+      for (int q = 0; q < 4; ++q) {
+        const int rq = row_major ? r : r + q, jq = row_major ? j + q : j;
+        if (rq >= rows || jq >= n) continue;
+        const long iq = row_major ? (long)rq * n + jq : ((long)(rq / spatial) * n + jq) * spatial + rq % spatial;
+        store_output(mode, y_q, y_f, iq, jq, values[q], bias_q, bias_f, scale, residual, r_scale, lo, hi);
+      }
+    }
+  }
 }
 #endif

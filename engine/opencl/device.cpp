@@ -4,6 +4,7 @@
 
 #include "engine/ir/error.h"
 #include "engine/opencl/kernel_sources.h"
+#include "engine/opencl/mma_tuning.h"
 #include "engine/opencl/program_cache.h"
 #include "engine/opencl/select.h"
 
@@ -116,13 +117,31 @@ OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceC
   cl_check(status, "creating an OpenCL context on " + caps_.name);
   queue_ = clCreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &status);  // for begin_timing
   cl_check(status, "creating an OpenCL queue on " + caps_.name);
+  mma_tile_ = caps_.nvidia ? tuned_mma_tile(caps_, tuning_db_path()) : TunedTile{kMmaTile, "default"};
+  build();
+}
+
+void OpenClDevice::build() {
   // IEEE arithmetic: no -cl-fast-relaxed-math, no -cl-mad-enable (docs/opencl.md).
   const std::string identity = caps_.platform + '\0' + caps_.name + '\0' + caps_.vendor + '\0' + caps_.driver + '\0' + caps_.version;
   try {
-    program_ = build_program(context_, device_, program_source(), "-cl-std=CL1.2" + program_defines(caps_), identity, opencl_cache_dir()).program;
+    program_ = build_program(context_, device_, program_source(), "-cl-std=CL1.2" + program_defines(caps_, mma_tile_.tile), identity,
+                             opencl_cache_dir())
+                   .program;
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + " (device " + caps_.name + ")");
   }
+}
+
+void OpenClDevice::use_mma_tile(const MmaTile& tile) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  finish();
+  for (auto& [name, k] : kernels_) clReleaseKernel(k);
+  kernels_.clear();
+  clReleaseProgram(program_);
+  program_ = nullptr;
+  mma_tile_ = {tile, "set by the caller"};
+  build();
 }
 
 OpenClDevice::~OpenClDevice() {
@@ -142,12 +161,41 @@ cl_kernel OpenClDevice::kernel(const std::string& name) {
   return kernels_[name] = k;
 }
 
+OpenClDevice::BufferPool::~BufferPool() {
+  for (auto& [bytes, buffers] : idle)
+    for (cl_mem m : buffers) clReleaseMemObject(m);
+}
+
 Tensor OpenClDevice::allocate(DType dtype, const Dims& dims) {
   const size_t bytes = std::max<size_t>(checked_bytes(dtype, dims), 1);
-  cl_int status = CL_SUCCESS;
-  cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes, nullptr, &status);
-  cl_check(status, "allocating " + std::to_string(bytes) + " bytes on " + caps_.name);
-  return Tensor::on_device(dtype, dims, std::shared_ptr<void>(mem, [](void* m) { clReleaseMemObject(static_cast<cl_mem>(m)); }));
+  cl_mem mem = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    if (auto it = pool_->idle.find(bytes); it != pool_->idle.end() && !it->second.empty()) {
+      mem = it->second.back();
+      it->second.pop_back();
+      pool_->idle_bytes -= bytes;
+    }
+  }
+  if (!mem) {
+    cl_int status = CL_SUCCESS;
+    mem = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    cl_check(status, "allocating " + std::to_string(bytes) + " bytes on " + caps_.name);
+  }
+  // Back to the pool when the tensor dies; the queue is in order, so whoever takes it next runs
+  // after every command that used it. Past a quarter of the device's memory, released outright.
+  const size_t keep = size_t(caps_.global_memory / 4);
+  return Tensor::on_device(dtype, dims, std::shared_ptr<void>(mem, [pool = pool_, bytes, keep](void* m) {
+                             {
+                               std::lock_guard<std::mutex> lock(pool->mutex);
+                               if (pool->idle_bytes + bytes <= keep) {
+                                 pool->idle[bytes].push_back(static_cast<cl_mem>(m));
+                                 pool->idle_bytes += bytes;
+                                 return;
+                               }
+                             }
+                             clReleaseMemObject(static_cast<cl_mem>(m));
+                           }));
 }
 
 Tensor OpenClDevice::upload(const Tensor& host) {

@@ -12,6 +12,7 @@
 
 #include "engine/exec/backend.h"
 #include "engine/ir/tensor.h"
+#include "engine/opencl/mma_tile.h"
 #include "engine/opencl/status.h"
 
 namespace q8 {
@@ -48,6 +49,11 @@ class OpenClDevice {
   OpenClDevice& operator=(const OpenClDevice&) = delete;
 
   const DeviceCaps& caps() const { return caps_; }
+  // qgemm_mma's tile, which the program was built with, and where it came from (mma_tuning.h).
+  const MmaTile& mma_tile() const { return mma_tile_.tile; }
+  const std::string& mma_tile_source() const { return mma_tile_.source; }
+  // Builds the program again with another tile (`q8 tune`); kernels taken before are released.
+  void use_mma_tile(const MmaTile& tile);
   // The memory name placement reports: "opencl:0".
   const std::string& memory_name() const { return memory_name_; }
   cl_kernel kernel(const std::string& name);
@@ -75,14 +81,27 @@ class OpenClDevice {
 
  private:
   OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceCaps caps, int index);
+  // Builds program_ for caps_ and mma_tile_.
+  void build();
 
   cl_device_id device_ = nullptr;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
   cl_program program_ = nullptr;
   DeviceCaps caps_;
+  TunedTile mma_tile_;
   std::string memory_name_;
   std::mutex mutex_;
+  // Buffers of dead tensors, by size, for the next allocation of that size: on NVIDIA, releasing
+  // device memory waits for the device, so allocating and releasing per node ran the host in
+  // lockstep with it. Shared with the tensors' deleters, which may outlive the device.
+  struct BufferPool {
+    std::mutex mutex;
+    std::map<size_t, std::vector<cl_mem>> idle;
+    size_t idle_bytes = 0;
+    ~BufferPool();
+  };
+  std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
   std::map<std::string, cl_kernel> kernels_;
   std::map<cl_kernel, std::string> kernel_names_;
   enum class Command { Kernel, Upload, Download };

@@ -128,10 +128,11 @@ class ClWeighted final : public ClNode {
   }
 
  private:
-  // One work-group per kMmaTile of y ([rows, cols]).
+  // One work-group per tile of y ([rows, cols]), the device's.
   void launch_mma(cl_kernel k, int rows, int cols) {
-    const size_t groups_n = size_t((cols + kMmaTile.cols - 1) / kMmaTile.cols), groups_m = size_t((rows + kMmaTile.rows - 1) / kMmaTile.rows);
-    device_->launch(k, {groups_n * size_t(kMmaTile.threads()), groups_m}, {size_t(kMmaTile.threads()), 1});
+    const MmaTile& tile = device_->mma_tile();
+    const size_t groups_n = size_t((cols + tile.cols - 1) / tile.cols), groups_m = size_t((rows + tile.rows - 1) / tile.rows);
+    device_->launch(k, {groups_n * size_t(tile.threads()), groups_m}, {size_t(tile.threads()), 1});
   }
 
   bool windowed() const { return kernel_ == "qconv" || kernel_ == "qconv_mma" || kernel_ == "qconv_transpose"; }

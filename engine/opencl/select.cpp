@@ -1,14 +1,43 @@
 #include "engine/opencl/select.h"
 
+#include <cstdio>
+
+#include "engine/ir/error.h"
+
 namespace q8 {
 
-std::string program_defines(const DeviceCaps& caps) {
+std::string MmaTile::name() const {
+  return std::to_string(rows) + "x" + std::to_string(cols) + "x" + std::to_string(depth) + "/" + std::to_string(warps_m) + "x" +
+         std::to_string(warps_n) + "/" + std::to_string(stages);
+}
+
+MmaTile parse_mma_tile(const std::string& name, const DeviceCaps& caps) {
+  MmaTile t;
+  char end = 0;
+  const int fields = std::sscanf(name.c_str(), "%dx%dx%d/%dx%d/%d%c", &t.rows, &t.cols, &t.depth, &t.warps_m, &t.warps_n, &t.stages, &end);
+  check(fields == 6, "qgemm_mma tile '" + name + "': expected ROWSxCOLSxDEPTH/WARPS_MxWARPS_N/STAGES, e.g. " + kMmaTile.name());
+  const auto bad = [&](const std::string& why) { return "qgemm_mma tile '" + name + "': " + why; };
+  check(t.warps_m > 0 && t.warps_n > 0 && t.rows > 0 && t.cols > 0 && t.rows % (16 * t.warps_m) == 0 && t.cols % (8 * t.warps_n) == 0,
+        bad("each warp's part must be whole m16 x n8 tiles"));
+  check(t.depth == 32 || t.depth == 64, bad("depth must be 32 or 64"));
+  check(t.stages >= 2 && t.stages <= 4, bad("stages must be 2, 3 or 4"));
+  // The epilogue stages 16 rows of int32 accumulators at least in the ring (qgemm_mma.cl).
+  check(t.local_bytes() >= 4 * 16 * (t.cols + 8) && t.local_bytes() >= 4 * 20 * t.cols, bad("the ring cannot hold 16 rows of accumulators"));
+  check(size_t(t.threads()) <= caps.max_work_group || caps.max_work_group == 0,
+        bad(std::to_string(t.threads()) + " work-items, the device takes " + std::to_string(caps.max_work_group)));
+  check(uint64_t(t.local_bytes()) <= caps.local_memory || caps.local_memory == 0,
+        bad(std::to_string(t.local_bytes()) + " bytes of __local memory, the device has " + std::to_string(caps.local_memory)));
+  return t;
+}
+
+std::string program_defines(const DeviceCaps& caps, const MmaTile& tile) {
   std::string options;
   if (caps.exact_divide) options += " -cl-fp32-correctly-rounded-divide-sqrt";
   if (caps.extensions.find("cl_khr_fp64") != std::string::npos) options += " -DQ8_FP64=1";
   if (caps.nvidia)
-    options += " -DQ8_NVIDIA_PTX=1 -DQ8_MMA_BM=" + std::to_string(kMmaTile.rows) + " -DQ8_MMA_BN=" + std::to_string(kMmaTile.cols) +
-               " -DQ8_MMA_WARPS_M=" + std::to_string(kMmaTile.warps_m) + " -DQ8_MMA_WARPS_N=" + std::to_string(kMmaTile.warps_n);
+    options += " -DQ8_NVIDIA_PTX=1 -DQ8_MMA_BM=" + std::to_string(tile.rows) + " -DQ8_MMA_BN=" + std::to_string(tile.cols) +
+               " -DQ8_MMA_WARPS_M=" + std::to_string(tile.warps_m) + " -DQ8_MMA_WARPS_N=" + std::to_string(tile.warps_n) +
+               " -DQ8_MMA_BK=" + std::to_string(tile.depth) + " -DQ8_MMA_STAGES=" + std::to_string(tile.stages);
   return options;
 }
 

@@ -9,19 +9,16 @@
 
 namespace q8 {
 
+// A tile from its name; Error naming what is wrong where the kernel cannot take it (warp tiles
+// that are not whole m16 × n8 tiles, depth, stages) or where caps' device cannot (__local
+// memory, work-group size).
+MmaTile parse_mma_tile(const std::string& name, const DeviceCaps& caps);
+
 // The build options of the q8 program on a device besides -cl-std: IEEE-exact float division
 // where the device offers it (QuantizeLinear's x / s, HardSwish's x / 6), -DQ8_FP64=1 where it
 // has doubles (GlobalAveragePool's sums), and -DQ8_NVIDIA_PTX=1 on NVIDIA, whose OpenCL takes
-// inline PTX.
-std::string program_defines(const DeviceCaps& caps);
-
-// qgemm_mma's tile (kernels/qgemm_mma.cl, which program_defines passes them to): a work-group of
-// warps_m × warps_n warps computes rows × cols of y.
-struct MmaTile {
-  int rows = 128, cols = 128, warps_m = 2, warps_n = 2;
-  int threads() const { return 32 * warps_m * warps_n; }
-};
-inline constexpr MmaTile kMmaTile{};
+// inline PTX, with qgemm_mma's tile.
+std::string program_defines(const DeviceCaps& caps, const MmaTile& tile = kMmaTile);
 
 // QGemm: "qgemm_mma" (tensor cores) on NVIDIA sm_80 and later when K holds at least one 32-wide
 // step, else "qgemm_dp4a" on NVIDIA when K holds at least one group of four (both read w packed

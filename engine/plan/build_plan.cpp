@@ -5,6 +5,7 @@
 #include "engine/plan/reference/backend.h"
 #if Q8_WITH_OPENCL
 #include "engine/opencl/device.h"
+#include "engine/opencl/mma_tuning.h"
 #include "engine/opencl/opencl_backend.h"
 #endif
 
@@ -34,7 +35,15 @@ std::string describe_device(const std::string& device) {
   if (device != "cpu") {
     const int index = device_index(device);
     const std::vector<DeviceCaps> devices = list_devices();
-    if (size_t(index) < devices.size()) return "opencl:" + std::to_string(index) + ": " + devices[size_t(index)].describe();
+    if (size_t(index) < devices.size()) {
+      const DeviceCaps& caps = devices[size_t(index)];
+      std::string text = "opencl:" + std::to_string(index) + ": " + caps.describe();
+      if (select_gemm(32, 1, caps) == "qgemm_mma") {
+        const TunedTile tile = tuned_mma_tile(caps, tuning_db_path());
+        text += "; qgemm_mma tile " + tile.tile.name() + " (" + tile.source + ")";
+      }
+      return text;
+    }
   }
 #endif
   return device;

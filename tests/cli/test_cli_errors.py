@@ -211,10 +211,16 @@ def main():
          "OpenCL device 7 does not exist"),
         ("run: no OpenCL platform at all", ["run", FASHION, "--device", "opencl", "--output-dir", out],
          "no OpenCL platform or device found", {"OCL_ICD_VENDORS": os.path.join(work, "no-vendors")}),
+        ("tune: the CPU", ["tune", "--device", "cpu", "--db", os.path.join(out, "t.json")],
+         "--device: q8 tune tunes an OpenCL device's kernels"),
+        ("tune: a device without the tensor-core kernel", ["tune", "--device", "opencl", "--db", os.path.join(out, "t.json")],
+         "has no INT8 tensor-core kernel to tune (qgemm_mma needs NVIDIA sm_80 or later)"),
+        ("tune: no runs", ["tune", "--repeat", "0", "--db", os.path.join(out, "t.json")], "--repeat must be at least 1"),
     ]
     # A command line that cannot work exits 2; an error met while working exits 1.
     argument_errors = {"input name that is wrong", "unknown flag", "calibrate: unknown method",
-                       "quantize: an exclusion naming nothing", "run: a device name that is not one"}
+                       "quantize: an exclusion naming nothing", "run: a device name that is not one", "tune: the CPU",
+                       "tune: a device without the tensor-core kernel", "tune: no runs"}
     tally = Tally()
     for what, args, text, *env in cases:
         proc = subprocess.run([q8] + args, capture_output=True, text=True, env=dict(os.environ, **(env[0] if env else {})))

@@ -21,7 +21,7 @@ DeviceCaps nvidia() {
 
 TEST(Select, PtxOnlyOnNvidia) {
   EXPECT_EQ(program_defines(pocl()), "");
-  const std::string tile = " -DQ8_MMA_BM=128 -DQ8_MMA_BN=128 -DQ8_MMA_WARPS_M=2 -DQ8_MMA_WARPS_N=2";
+  const std::string tile = " -DQ8_MMA_BM=128 -DQ8_MMA_BN=128 -DQ8_MMA_WARPS_M=2 -DQ8_MMA_WARPS_N=2 -DQ8_MMA_BK=32 -DQ8_MMA_STAGES=2";
   EXPECT_EQ(program_defines(nvidia()), " -DQ8_NVIDIA_PTX=1" + tile);
   DeviceCaps exact = nvidia();
   exact.exact_divide = true;

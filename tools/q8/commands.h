@@ -18,6 +18,7 @@ void add_compare_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 // --graph-optimization disable|extended|all for the commands that run a model (ONNX Runtime's
 // levels): "extended" folds BatchNormalization and fuses Conv with its Add and activation; "all"

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   q8::cli::add_build_command(app);
   q8::cli::add_bench_command(app);
   q8::cli::add_report_command(app);
+  q8::cli::add_tune_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version

@@ -1,0 +1,189 @@
+// q8 tune: times qgemm_mma under each candidate tile on GEMM shapes of the classes q8's plans run
+// (square, and convolutions' im2col shapes at batch 64), checks every tile's output byte for byte
+// against the first's, and records the fastest in the tuning database (engine/opencl/mma_tuning.h,
+// docs/opencl.md "Tuning").
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
+#include "engine/ir/error.h"
+#include "engine/plan/build_plan.h"
+#include "tools/q8/commands.h"
+#include "tools/q8/validators.h"
+#if Q8_WITH_OPENCL
+#include "engine/opencl/device.h"
+#include "engine/opencl/mma_tuning.h"
+#include "engine/opencl/opencl_backend.h"
+#endif
+
+namespace q8::cli {
+
+namespace {
+
+struct TuneOptions {
+  std::string device = "opencl", db, json;
+  int repeat = 5;
+  bool dry_run = false;
+};
+
+#if Q8_WITH_OPENCL
+// A QGemm of x [rows, k] · wᵀ ([n, k]) with its int32 bias and requantizing epilogue, ready to run.
+struct GemmCase {
+  std::string name;
+  int64_t rows, k, n;
+};
+
+// Square GEMMs and ResNet-50's convolution classes at batch 64 (rows = 64 · H · W, K = C · taps).
+const std::vector<GemmCase> kCases = {
+    {"gemm 4096", 4096, 4096, 4096},          {"conv3x3 56x56 64", 200704, 576, 64},   {"conv1x1 56x56 64->256", 200704, 64, 256},
+    {"conv3x3 14x14 256", 12544, 2304, 256}, {"conv1x1 7x7 2048->512", 3136, 2048, 512},
+};
+
+class Case {
+ public:
+  Case(const Backend& backend, const GemmCase& c) : x_(DType::Int8, {c.rows, c.k}), w_(DType::Int8, {c.n, c.k}), b_(DType::Int32, {c.n}),
+                                                    m_(DType::Float32, {c.n}) {
+    std::mt19937 rng(uint32_t(c.rows * 31 + c.k * 7 + c.n));
+    for (int8_t& v : x_.values<int8_t>()) v = int8_t(int(rng() % 255) - 127);
+    for (int8_t& v : w_.values<int8_t>()) v = int8_t(int(rng() % 255) - 127);
+    for (int32_t& v : b_.values<int32_t>()) v = int32_t(rng() % 20001) - 10000;
+    // Multipliers that keep the outputs spread over int8 (sums of k products of ±127 · ±127 / 3).
+    for (float& v : m_.values<float>()) v = float(100.0 / (127.0 * 127.0 * std::sqrt(double(c.k))));
+    node_.domain = kInt8Domain, node_.op_type = "QGemm", node_.name = c.name, node_.inputs = {"x", "w", "b", "m"}, node_.outputs = {"y"};
+    node_.attributes["transB"] = Attribute::of_int(1);
+    xd_ = backend.upload(x_);
+    backend_ = &backend;
+  }
+  // Prepares the node again (the tile is read at run time; packing happens at create).
+  void prepare() {
+    NodeView view{node_, 13, {DType::Int8, DType::Int8, DType::Int32, DType::Float32}, {{}, {}, {}, {}}, {nullptr, &w_, &b_, &m_}};
+    prepared_ = backend_->create(view);
+    prepared_->reshape(describe(inputs()));
+  }
+  void run() { prepared_->run(inputs(), y_, {}); }
+  Tensor output() const { return backend_->download(y_[0]); }
+
+ private:
+  Inputs inputs() const { return {&xd_, &w_, &b_, &m_}; }
+  Tensor x_, w_, b_, m_, xd_;
+  Node node_;
+  const Backend* backend_ = nullptr;
+  std::unique_ptr<PreparedNode> prepared_;
+  std::vector<Tensor> y_ = std::vector<Tensor>(1);
+};
+
+// Seconds per run, over repeat runs after one warm-up, to the queue's end.
+double seconds_per_run(OpenClDevice& cl, Case& c, int repeat) {
+  c.run();
+  cl.finish();
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < repeat; ++r) c.run();
+  cl.finish();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeat;
+}
+
+void tune(const TuneOptions& o) {
+  check_argument(o.device != "cpu", "--device: q8 tune tunes an OpenCL device's kernels (opencl or opencl:N)");
+  check_argument(o.repeat >= 1, "--repeat must be at least 1");
+  const int index = device_index(o.device);
+  const Backend& backend = opencl_backend(index);
+  const std::shared_ptr<OpenClDevice> cl = OpenClDevice::open(index);
+  const DeviceCaps& caps = cl->caps();
+  const std::string db = o.db.empty() ? tuning_db_path() : o.db;
+  check_argument(select_gemm(32, 1, caps) == "qgemm_mma", "--device: " + caps.describe() +
+                                                               " has no INT8 tensor-core kernel to tune (qgemm_mma needs NVIDIA sm_80 or later)");
+  if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"--db", db}});
+  std::vector<MmaTile> tiles = mma_candidates(caps);
+  // The device's present tile first: every other tile's outputs are compared with its own.
+  const MmaTile present = cl->mma_tile();
+  std::erase(tiles, present);
+  tiles.insert(tiles.begin(), present);
+  log::info("=== q8 tune ===\ndevice:     opencl:%d: %s\npresent:    qgemm_mma tile %s (%s)\ncandidates: %zu tiles\nshapes:     %zu GEMMs "
+            "(rows x K x N)\nrepeat:     %d runs each\ndatabase:   %s%s\n",
+            index, caps.describe().c_str(), present.name().c_str(), cl->mma_tile_source().c_str(), tiles.size(), kCases.size(), o.repeat,
+            db.c_str(), o.dry_run ? " (--dry-run: not written)" : "");
+  std::vector<std::unique_ptr<Case>> cases;
+  for (const GemmCase& c : kCases) {
+    log::info("  %-24s %7lld x %5lld x %4lld\n", c.name.c_str(), static_cast<long long>(c.rows), static_cast<long long>(c.k),
+              static_cast<long long>(c.n));
+    cases.push_back(std::make_unique<Case>(backend, c));
+  }
+  std::vector<Tensor> expected;
+  nlohmann::ordered_json measured = nlohmann::ordered_json::array();
+  double best_score = 0, present_score = 0;
+  MmaTile best = present;
+  for (size_t t = 0; t < tiles.size(); ++t) {
+    cl->use_mma_tile(tiles[t]);
+    std::string line;
+    double log_sum = 0;
+    nlohmann::ordered_json tops = nlohmann::ordered_json::object();
+    for (size_t i = 0; i < cases.size(); ++i) {
+      Case& c = *cases[i];
+      c.prepare();
+      const double s = seconds_per_run(*cl, c, o.repeat);
+      const Tensor y = c.output();
+      if (t == 0) expected.push_back(y);
+      else
+        check(y.nbytes() == expected[i].nbytes() && std::memcmp(y.raw(), expected[i].raw(), y.nbytes()) == 0,
+              "qgemm_mma tile " + tiles[t].name() + " gives outputs other than tile " + present.name() + "'s on " + kCases[i].name +
+                  " (a kernel fault: report it)");
+      const double v = 2.0 * double(kCases[i].rows) * double(kCases[i].k) * double(kCases[i].n) / s / 1e12;
+      tops[kCases[i].name] = v;
+      log_sum += std::log(v);
+      char cell[32];
+      std::snprintf(cell, sizeof cell, " %7.1f", v);
+      line += cell;
+    }
+    const double score = std::exp(log_sum / double(cases.size()));
+    if (t == 0) present_score = score;
+    if (score > best_score) best_score = score, best = tiles[t];
+    log::info("[%2zu/%zu] %-18s TOPS%s | geometric mean %7.1f\n", t + 1, tiles.size(), tiles[t].name().c_str(), line.c_str(), score);
+    measured.push_back({{"qgemm_mma", tiles[t].name()}, {"tops", tops}, {"geometric_mean_tops", score}});
+  }
+  cl->use_mma_tile(best);
+  log::info("best: qgemm_mma tile %s, geometric mean %.1f TOPS (%.2fx the present tile %s); every tile's outputs equal\n", best.name().c_str(),
+            best_score, best_score / present_score, present.name().c_str());
+  nlohmann::ordered_json figures;
+  figures["geometric_mean_tops"] = best_score;
+  figures["present_tile"] = present.name();
+  figures["present_geometric_mean_tops"] = present_score;
+  if (!o.dry_run) {
+    record_mma_tile(db, caps, best, figures.dump());
+    log::info("wrote %s: %s, driver %s -> %s\n", db.c_str(), caps.name.c_str(), caps.driver.c_str(), best.name().c_str());
+  }
+  if (!o.json.empty()) {
+    nlohmann::ordered_json j;
+    j["device"] = caps.describe();
+    j["cases"] = nlohmann::ordered_json::array();
+    for (const GemmCase& c : kCases) j["cases"].push_back({{"name", c.name}, {"rows", c.rows}, {"k", c.k}, {"n", c.n}});
+    j["tiles"] = measured;
+    j["best"] = best.name();
+    write_file_atomically(o.json, j.dump(2) + "\n");
+  }
+}
+#endif
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("tune", "Time the INT8 tensor-core GEMM's tiles on an OpenCL device and record the fastest");
+  auto o = std::make_shared<TuneOptions>();
+  cmd->add_option("--device", o->device, "the OpenCL device: opencl or opencl:N")->capture_default_str()->check(device_name());
+  cmd->add_option("--db", o->db, "tuning database to update (default: $Q8_TUNING_DB, else ~/.cache/q8/tuning.json)");
+  cmd->add_option("--repeat", o->repeat, "timed runs per tile and shape")->capture_default_str();
+  cmd->add_option("--json", o->json, "write every tile's figures here");
+  cmd->add_flag("--dry-run", o->dry_run, "time and compare, but write no database");
+#if Q8_WITH_OPENCL
+  cmd->callback([o] { tune(*o); });
+#else
+  cmd->callback([] { throw Error("q8 tune: this q8 was built without OpenCL (-DQ8_OPENCL=ON)"); });
+#endif
+}
+
+}  // namespace q8::cli
