@@ -74,8 +74,9 @@ struct DeviceTimes {
     int64_t launches = 0;
     double ms = 0;
   };
-  // Kernel time by kernel name (a library's commands, copies and fills under their own names).
-  std::map<std::string, PerKernel> per_kernel;
+  // Kernel time by kernel name (a library's commands, copies and fills under their own names),
+  // and by kernel name and global size ("qconv 12544x6144"), which tells one layer from another.
+  std::map<std::string, PerKernel> per_kernel, per_launch;
 };
 
 class Backend {

@@ -218,8 +218,11 @@ void OpenClDevice::launch(cl_kernel kernel, std::vector<size_t> global, std::vec
   for (size_t& g : global) g = std::max<size_t>(g, 1);
   for (size_t a = 0; a < local.size(); ++a) global[a] = (global[a] + local[a] - 1) / local[a] * local[a];  // whole work-groups
   const auto name = kernel_names_.find(kernel);
+  std::string size;
+  if (timing_)
+    for (size_t g : global) size += (size.empty() ? "" : "x") + std::to_string(g);
   cl_check(clEnqueueNDRangeKernel(queue_, kernel, cl_uint(global.size()), nullptr, global.data(), local.empty() ? nullptr : local.data(), 0, nullptr,
-                                  event_slot(Command::Kernel, 0, name == kernel_names_.end() ? "kernel" : name->second.c_str())),
+                                  event_slot(Command::Kernel, 0, name == kernel_names_.end() ? "kernel" : name->second.c_str(), size)),
            "running an OpenCL kernel on " + caps_.name);
 }
 
@@ -239,9 +242,9 @@ void OpenClDevice::zero(Tensor& t) {
 
 void OpenClDevice::finish() { cl_check(clFinish(queue_), "waiting for " + caps_.name); }
 
-cl_event* OpenClDevice::event_slot(Command what, size_t bytes, const char* name) {
+cl_event* OpenClDevice::event_slot(Command what, size_t bytes, const char* name, std::string global) {
   if (!timing_) return nullptr;
-  timed_.push_back({what, nullptr, bytes, name});
+  timed_.push_back({what, nullptr, bytes, name, std::move(global)});
   return &timed_.back().event;
 }
 
@@ -266,6 +269,8 @@ DeviceTimes OpenClDevice::end_timing() {
       t.kernel_ms += ms, ++t.kernels;
       DeviceTimes::PerKernel& k = t.per_kernel[c.name];
       ++k.launches, k.ms += ms;
+      DeviceTimes::PerKernel& l = t.per_launch[c.global.empty() ? std::string(c.name) : std::string(c.name) + " " + c.global];
+      ++l.launches, l.ms += ms;
     }
     if (c.what == Command::Upload) t.upload_ms += ms, ++t.uploads, t.upload_bytes += c.bytes;
     if (c.what == Command::Download) t.download_ms += ms, ++t.downloads, t.download_bytes += c.bytes;

@@ -110,11 +110,12 @@ class OpenClDevice {
     cl_event event;
     size_t bytes;
     const char* name;  // a kernel's function name (kernel_names_ owns it), or a command's
+    std::string global;  // a kernel's global size, "12544x6144"
   };
   bool timing_ = false;
   std::vector<Timed> timed_;
   // The event out-parameter of an enqueue: an event to keep while timing, else none.
-  cl_event* event_slot(Command what, size_t bytes, const char* name);
+  cl_event* event_slot(Command what, size_t bytes, const char* name, std::string global = "");
 };
 
 // The cl_mem of a device tensor.

@@ -42,7 +42,7 @@ std::string program_defines(const DeviceCaps& caps, const MmaTile& tile) {
 }
 
 std::string select_conv(int64_t c, int64_t taps, int64_t group, const DeviceCaps& caps) {
-  return group == 1 && select_gemm(c * taps, 1, caps) == "qgemm_mma" ? "qconv_mma" : "qconv";
+  return group == 1 && c * taps >= 8 && select_gemm(32, 1, caps) == "qgemm_mma" ? "qconv_mma" : "qconv";
 }
 
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps) {

@@ -25,8 +25,10 @@ std::string program_defines(const DeviceCaps& caps, const MmaTile& tile = kMmaTi
 // [N, K]), else "qgemm" (portable).
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps);
 
-// QConv: "qconv_mma" (im2col.cl's rows, then qgemm_mma) where select_gemm would take the tensor
-// cores for K = C · taps and the conv has one group, else "qconv" (portable).
+// QConv: "qconv_mma" (im2col.cl's rows, then qgemm_mma) on the devices where select_gemm takes the
+// tensor cores, for convs of one group with K = C · taps ≥ 8 (im2col pads K with zeros to whole
+// steps: at K = 16 or 27 half the products are zeros, and still far faster than the portable
+// kernel, a loop of C · taps per output), else "qconv" (portable).
 std::string select_conv(int64_t c, int64_t taps, int64_t group, const DeviceCaps& caps);
 
 }  // namespace q8

@@ -45,7 +45,9 @@ TEST(Select, TensorCoresFromSm80WhereKHoldsA32WideStep) {
   EXPECT_EQ(select_gemm(1027, 1, hopper), "qgemm_mma");
   EXPECT_EQ(select_gemm(1027, 64, turing), "qgemm_dp4a");
   EXPECT_EQ(select_conv(64, 9, 1, hopper), "qconv_mma");
-  EXPECT_EQ(select_conv(3, 9, 1, hopper), "qconv");      // K = 27: no 32-wide step
+  EXPECT_EQ(select_conv(3, 9, 1, hopper), "qconv_mma");  // K = 27: one step, padded with zeros
+  EXPECT_EQ(select_conv(16, 1, 1, hopper), "qconv_mma");  // a 1 × 1 conv from 16 channels
+  EXPECT_EQ(select_conv(7, 1, 1, hopper), "qconv");       // K = 7: the portable loop
   EXPECT_EQ(select_conv(64, 9, 2, hopper), "qconv");     // grouped
   EXPECT_EQ(select_conv(64, 9, 1, turing), "qconv");
   EXPECT_EQ(select_conv(64, 9, 1, pocl()), "qconv");

@@ -124,6 +124,14 @@ void print_timing(const Timing& t, int top) {
     for (const auto& [name, k] : kernels)
       log::info("  %-44.44s %16.1f %10.3f %5.1f%%\n", name.c_str(), double(k.launches) / runs, k.ms / runs,
                 t.device->kernel_ms > 0 ? 100.0 * k.ms / t.device->kernel_ms : 0.0);
+    // The same by global size: which layers the time is in.
+    std::vector<std::pair<std::string, DeviceTimes::PerKernel>> launches(t.device->per_launch.begin(), t.device->per_launch.end());
+    std::stable_sort(launches.begin(), launches.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+    launches.resize(std::min(launches.size(), size_t(top)));
+    log::info("  %-44s %16s %10s %6s\n", "kernel and global size (slowest first)", "launches/iter", "ms/iter", "%");
+    for (const auto& [name, k] : launches)
+      log::info("  %-44.44s %16.1f %10.3f %5.1f%%\n", name.c_str(), double(k.launches) / runs, k.ms / runs,
+                t.device->kernel_ms > 0 ? 100.0 * k.ms / t.device->kernel_ms : 0.0);
   }
   if (t.memory.owned_bytes > 0)
     log::info("      memory: %zu intermediates; the executor's own buffers in an arena of %.2f MiB (%.2f MiB without reuse)\n",
