@@ -16,23 +16,25 @@ __kernel void qconv_transpose(__global const char* x, __global const char* w, in
   const int oz = o / (out_h * out_w), oy = (o / out_w) % out_h, ox = o % out_w;
   const long in_size = (long)in_d * in_h * in_w;
   const int taps = k_d * k_h * k_w;
+  // Taps outside, channels inside: which input a tap reaches (the divisions and remainders) does
+  // not depend on the channel, so it is worked out once per tap. Integer sums are exact, so the
+  // order of the terms does not change the result.
+  const __global char* image = x + ((long)s * c + (long)gi * cg) * in_size;
+  const __global char* filter = w + ((long)gi * cg * mg + j) * taps;
+  const long filter_step = (long)mg * taps;
   int acc = 0;
-  for (int ci = 0; ci < cg; ++ci) {
-    const int ic = gi * cg + ci;
-    const __global char* image = x + ((long)s * c + ic) * in_size;
-    const __global char* filter = w + ((long)ic * mg + j) * taps;
-    for (int a = 0; a < k_d; ++a) {
-      const int tz = oz + geometry[15] - a * geometry[12];
-      if (tz < 0 || tz % geometry[9] != 0 || tz / geometry[9] >= in_d) continue;
-      for (int b = 0; b < k_h; ++b) {
-        const int ty = oy + geometry[16] - b * geometry[13];
-        if (ty < 0 || ty % geometry[10] != 0 || ty / geometry[10] >= in_h) continue;
-        for (int e = 0; e < k_w; ++e) {
-          const int tx = ox + geometry[17] - e * geometry[14];
-          if (tx < 0 || tx % geometry[11] != 0 || tx / geometry[11] >= in_w) continue;
-          acc += (int)image[((long)(tz / geometry[9]) * in_h + ty / geometry[10]) * in_w + tx / geometry[11]] *
-                 (int)filter[(a * k_h + b) * k_w + e];
-        }
+  for (int a = 0; a < k_d; ++a) {
+    const int tz = oz + geometry[15] - a * geometry[12];
+    if (tz < 0 || tz % geometry[9] != 0 || tz / geometry[9] >= in_d) continue;
+    for (int b = 0; b < k_h; ++b) {
+      const int ty = oy + geometry[16] - b * geometry[13];
+      if (ty < 0 || ty % geometry[10] != 0 || ty / geometry[10] >= in_h) continue;
+      for (int e = 0; e < k_w; ++e) {
+        const int tx = ox + geometry[17] - e * geometry[14];
+        if (tx < 0 || tx % geometry[11] != 0 || tx / geometry[11] >= in_w) continue;
+        const long at = ((long)(tz / geometry[9]) * in_h + ty / geometry[10]) * in_w + tx / geometry[11];
+        const int tap = (a * k_h + b) * k_w + e;
+        for (int ci = 0; ci < cg; ++ci) acc += (int)image[ci * in_size + at] * (int)filter[ci * filter_step + tap];
       }
     }
   }
