@@ -1,6 +1,7 @@
 #!/bin/sh
-# The OpenCL backend on a GPU machine, in one run: the cross-backend harness with the device's
-# variants selected, each plan's outputs on the device against the CPU integer reference, q8 bench
+# The OpenCL backend on a GPU machine, in one run: q8 tune (qgemm_mma's tiles, recorded in a
+# tuning database under OUT that the rest of the run uses), the cross-backend harness with the
+# device's variants selected, each plan's outputs on the device against the CPU integer reference, q8 bench
 # (FP32 on the CPU beside INT8 through OpenCL, batch 1 and 64, with device kernel and copy
 # times), CLBlast's SGEMM under each Xgemm candidate, q8's INT8 GEMM beside the FP32 Gemm, and PyTorch on the same GPU (torch_peers.py).
 #   bench/run_opencl_device.sh PKG OUT
@@ -17,8 +18,11 @@ if [ -w /etc ] && [ ! -f /etc/OpenCL/vendors/nvidia.icd ]; then
   mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi -L
+echo "== q8 tune: qgemm_mma's tiles on this device"
+export Q8_TUNING_DB="$OUT/tuning.json"
+"$PKG/bin/q8" tune --repeat 3 --json "$OUT/tune.json" 2>&1 | grep -E "device:|present:|\[|best|wrote|error"
 echo "== harness (every op case, bit for bit against the integer reference)"
-"$PKG/bin/q8_unit_tests" --gtest_filter='Int8Harness*:ProgramCache*:Select*' 2>&1 | grep -E "^\[ +(OK|FAILED|PASSED)|Failure|first difference|bit-identical|runs on the CPU"
+"$PKG/bin/q8_unit_tests" --gtest_filter='Int8Harness*:ProgramCache*:Select*:MmaTile*:TuningDb*' 2>&1 | grep -E "^\[ +(OK|FAILED|PASSED)|Failure|first difference|bit-identical|runs on the CPU"
 echo "== whole plans: OpenCL outputs against the CPU integer reference (batch 2)"
 for m in $MODELS; do
   "$PKG/bin/q8" run "$PKG/$m.q8plan" --shape input=2x3x224x224 --output-dir "$OUT/cpu_$m" >/dev/null
@@ -30,12 +34,12 @@ for m in $MODELS; do
   for b in 1 64; do
     it=20; [ "$b" = 64 ] && it=5
     "$PKG/bin/q8" bench "$PKG/$m.onnx" --int8 "$PKG/$m.q8plan" --device opencl --shape input=${b}x3x224x224 --iterations $it \
-      --warmup 2 --json "$OUT/q8_${m}_b$b.json" 2>&1 | grep -E "threads:|latency|device time|copies|×" | sed "s/^/$m b$b: /"
+      --warmup 2 --json "$OUT/q8_${m}_b$b.json" 2>&1 | grep -E "device:|threads:|latency|device time|copies|×" | sed "s/^/$m b$b: /"
   done
 done
 echo "== CLBlast's SGEMM under each candidate Xgemm parameter set (engine/opencl/clblast_tuning.cpp)"
 "$PKG/bin/opencl_gemm" --xgemm-sweep 4096 --repeat 3 --json "$OUT/xgemm_sweep.json"
 echo "== INT8 GEMM: q8's QGemm beside the FP32 Gemm (CLBlast's SGEMM)"
-"$PKG/bin/opencl_gemm" --n 1024,4096,8192 --repeat 3 --json "$OUT/q8_gemm.json"
+"$PKG/bin/opencl_gemm" --n 1024,2048,4096,8192 --repeat 3 --json "$OUT/q8_gemm.json"
 echo "== PyTorch on the same GPU"
 python3 "$(dirname "$0")/torch_peers.py" --json "$OUT/torch_peers.json"
