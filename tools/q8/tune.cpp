@@ -92,12 +92,15 @@ void tune(const TuneOptions& o) {
   check_argument(o.device != "cpu", "--device: q8 tune tunes an OpenCL device's kernels (opencl or opencl:N)");
   check_argument(o.repeat >= 1, "--repeat must be at least 1");
   const int index = device_index(o.device);
+  // The device's record first: a device without the kernel is refused before its program is built.
+  const std::vector<DeviceCaps> devices = list_devices();
+  if (size_t(index) < devices.size())
+    check_argument(select_gemm(32, 1, devices[size_t(index)]) == "qgemm_mma",
+                   "--device: " + devices[size_t(index)].describe() + " has no INT8 tensor-core kernel to tune (qgemm_mma needs NVIDIA sm_80 or later)");
   const Backend& backend = opencl_backend(index);
   const std::shared_ptr<OpenClDevice> cl = OpenClDevice::open(index);
   const DeviceCaps& caps = cl->caps();
   const std::string db = o.db.empty() ? tuning_db_path() : o.db;
-  check_argument(select_gemm(32, 1, caps) == "qgemm_mma", "--device: " + caps.describe() +
-                                                               " has no INT8 tensor-core kernel to tune (qgemm_mma needs NVIDIA sm_80 or later)");
   if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"--db", db}});
   std::vector<MmaTile> tiles = mma_candidates(caps);
   // The device's present tile first: every other tile's outputs are compared with its own.
