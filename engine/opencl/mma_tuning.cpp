@@ -88,8 +88,9 @@ std::vector<MmaTile> mma_candidates(const DeviceCaps& caps) {
         MmaTile t;
         t.rows = s[0], t.cols = s[1], t.warps_m = s[2], t.warps_n = s[3], t.depth = depth, t.stages = stages;
         try {
-          all.push_back(parse_mma_tile(t.name(), caps));
-        } catch (const Error&) {
+          check_mma_tile(t, caps);
+          all.push_back(t);
+        } catch (const Error&) {  // not one the kernel or the device can take
         }
       }
   return all;

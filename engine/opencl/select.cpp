@@ -11,12 +11,8 @@ std::string MmaTile::name() const {
          std::to_string(warps_n) + "/" + std::to_string(stages);
 }
 
-MmaTile parse_mma_tile(const std::string& name, const DeviceCaps& caps) {
-  MmaTile t;
-  char end = 0;
-  const int fields = std::sscanf(name.c_str(), "%dx%dx%d/%dx%d/%d%c", &t.rows, &t.cols, &t.depth, &t.warps_m, &t.warps_n, &t.stages, &end);
-  check(fields == 6, "qgemm_mma tile '" + name + "': expected ROWSxCOLSxDEPTH/WARPS_MxWARPS_N/STAGES, e.g. " + kMmaTile.name());
-  const auto bad = [&](const std::string& why) { return "qgemm_mma tile '" + name + "': " + why; };
+void check_mma_tile(const MmaTile& t, const DeviceCaps& caps) {
+  const auto bad = [&](const std::string& why) { return "qgemm_mma tile '" + t.name() + "': " + why; };
   check(t.warps_m > 0 && t.warps_n > 0 && t.rows > 0 && t.cols > 0 && t.rows % (16 * t.warps_m) == 0 && t.cols % (8 * t.warps_n) == 0,
         bad("each warp's part must be whole m16 x n8 tiles"));
   check(t.depth == 32 || t.depth == 64, bad("depth must be 32 or 64"));
@@ -27,6 +23,14 @@ MmaTile parse_mma_tile(const std::string& name, const DeviceCaps& caps) {
         bad(std::to_string(t.threads()) + " work-items, the device takes " + std::to_string(caps.max_work_group)));
   check(uint64_t(t.local_bytes()) <= caps.local_memory || caps.local_memory == 0,
         bad(std::to_string(t.local_bytes()) + " bytes of __local memory, the device has " + std::to_string(caps.local_memory)));
+}
+
+MmaTile parse_mma_tile(const std::string& name, const DeviceCaps& caps) {
+  MmaTile t;
+  char end = 0;
+  const int fields = std::sscanf(name.c_str(), "%dx%dx%d/%dx%d/%d%c", &t.rows, &t.cols, &t.depth, &t.warps_m, &t.warps_n, &t.stages, &end);
+  check(fields == 6, "qgemm_mma tile '" + name + "': expected ROWSxCOLSxDEPTH/WARPS_MxWARPS_N/STAGES, e.g. " + kMmaTile.name());
+  check_mma_tile(t, caps);
   return t;
 }
 

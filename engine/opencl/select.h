@@ -13,6 +13,8 @@ namespace q8 {
 // that are not whole m16 × n8 tiles, depth, stages) or where caps' device cannot (__local
 // memory, work-group size).
 MmaTile parse_mma_tile(const std::string& name, const DeviceCaps& caps);
+// The same checks on a tile already made.
+void check_mma_tile(const MmaTile& tile, const DeviceCaps& caps);
 
 // The build options of the q8 program on a device besides -cl-std: IEEE-exact float division
 // where the device offers it (QuantizeLinear's x / s, HardSwish's x / 6), -DQ8_FP64=1 where it
