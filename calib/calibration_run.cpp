@@ -38,7 +38,6 @@ CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator,
         if (!batch) break;
         if (options.observe) observers.observe_inputs(batch->inputs);
         exec.run(batch->inputs);
-        if (options.observe) observers.flush();
         std::lock_guard<std::mutex> lock(taking);
         result.samples += batch->count;
         result.positions = std::max(result.positions, batch->position);

@@ -33,34 +33,17 @@ Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(o
     if (in.dtype == DType::Float32) candidates_.insert(in.name);
 }
 
-void Calibrator::observe(const std::string& name, const Tensor& t, bool now) {
+void Calibrator::observe(const std::string& name, const Tensor& t) {
   if (t.dtype() != DType::Float32 || !candidates_.count(name)) return;
   auto it = observers_.find(name);
   if (it == observers_.end()) it = observers_.emplace(name, TensorObserver(options_.bins, options_.skip_zeros, options_.histograms)).first;
-  TensorObserver* obs = &it->second;
-  const bool waiting = std::any_of(pending_.begin(), pending_.end(), [&](const auto& p) { return p.first == obs; });
-  if (waiting) flush();  // an observer takes its batches in order
-  if (now) {
-    obs->observe(t);
-    return;
-  }
-  pending_.emplace_back(obs, t);
-  pending_bytes_ += t.nbytes();
-  if (pending_bytes_ >= kPendingBytes) flush();
-}
-
-void Calibrator::flush() {
-  std::vector<std::pair<TensorObserver*, const Tensor*>> items;
-  for (const auto& [obs, t] : pending_) items.emplace_back(obs, &t);
-  TensorObserver::observe_all(items);
-  pending_.clear();
-  pending_bytes_ = 0;
+  it->second.observe(t);
 }
 
 void Calibrator::attach(Executor& exec) {
-  exec.set_hook([this, &exec](const Node& node, size_t, const std::vector<Tensor>& outputs) {
+  exec.set_hook([this](const Node& node, size_t, const std::vector<Tensor>& outputs) {
     for (size_t k = 0; k < node.outputs.size() && k < outputs.size(); ++k)
-      if (!node.outputs[k].empty() && !outputs[k].empty()) observe(node.outputs[k], outputs[k], exec.lies_in_arena(outputs[k]));
+      if (!node.outputs[k].empty() && !outputs[k].empty()) observe(node.outputs[k], outputs[k]);
   });
 }
 
@@ -69,7 +52,6 @@ void Calibrator::observe_inputs(const TensorMap& inputs) {
 }
 
 void Calibrator::merge(const std::map<std::string, TensorObserver>& other) {
-  flush();
   for (const auto& [name, obs] : other) {
     check(candidates_.count(name) > 0, "histograms hold tensor '" + name + "', which is not an activation of this model");
     check(obs.histogram().bins() == options_.bins, "cannot merge histograms of " + std::to_string(obs.histogram().bins()) +
@@ -82,7 +64,6 @@ void Calibrator::merge(const std::map<std::string, TensorObserver>& other) {
 }
 
 RangeTable Calibrator::finalize(const Graph& graph, const MethodChoice& choice) const {
-  check(pending_.empty(), "calibration: finalize before the waiting tensors were observed (flush)");
   // Each tensor's threshold search is independent: they run in parallel, one tensor per task.
   std::vector<std::pair<const std::string*, const TensorObserver*>> items;
   for (const auto& [name, obs] : observers_) items.emplace_back(&name, &obs);

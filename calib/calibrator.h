@@ -40,11 +40,6 @@ class Calibrator {
   void attach(Executor& exec);
   // Observes a batch's graph inputs (the hook sees node outputs only).
   void observe_inputs(const TensorMap& inputs);
-  // Observation is deferred: tensors wait (sharing their storage) until kPendingBytes of them
-  // are waiting, then every waiting tensor is observed in one parallel loop (observe_all). Call
-  // flush after each batch; the results are those of observing each tensor as it comes.
-  void flush();
-  static constexpr size_t kPendingBytes = size_t(16) << 20;
 
   std::map<std::string, TensorObserver>& observers() { return observers_; }
   const std::map<std::string, TensorObserver>& observers() const { return observers_; }
@@ -56,13 +51,12 @@ class Calibrator {
   RangeTable finalize(const Graph& graph, const MethodChoice& choice) const;
 
  private:
-  // Queues t for name's observer (at once when `now`: a tensor in the executor's arena, whose
-  // bytes later nodes reuse).
-  void observe(const std::string& name, const Tensor& t, bool now = false);
+  // Updates name's observer from t, at once: the tensor was just written and is still in cache
+  // (observing later, several tensors in one parallel loop, read them back from memory and
+  // cost fashion_cnn a fifth more time at batch 32), and nothing outlives its last use.
+  void observe(const std::string& name, const Tensor& t);
 
   ObserverOptions options_;
-  std::vector<std::pair<TensorObserver*, Tensor>> pending_;
-  size_t pending_bytes_ = 0;
   std::set<std::string> candidates_;
   std::map<std::string, std::string> producer_op_;
   std::map<std::string, TensorObserver> observers_;

@@ -290,6 +290,5 @@ void Executor::plan_arena(const std::vector<TensorDesc>& input_descs, const std:
   arena_ = std::move(a);
 }
 
-bool Executor::lies_in_arena(const Tensor& t) const { return arena_ && t.lies_in(arena_->bytes.raw(), arena_->bytes.nbytes()); }
 
 }  // namespace q8

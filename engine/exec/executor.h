@@ -64,9 +64,6 @@ class Executor {
   // backends that declined it; with fallbacks_only, only the nodes some backend declined.
   std::string placement_report(bool fallbacks_only = false) const;
   void set_hook(NodeHook hook) { hook_ = std::move(hook); }
-  // Whether t lies in the arena of the executor's own buffers, whose bytes later nodes reuse (a
-  // hook that keeps a tensor past its call must copy such a one).
-  bool lies_in_arena(const Tensor& t) const;
 
   // Runs the graph. Every graph input must be given, with its declared dtype and a shape
   // that fits its declared dims; the Error names the input and what does not fit.

@@ -129,7 +129,6 @@ MpiWorld& MpiWorld::join() {
 
 void MpiWorld::merge_to_root(Calibrator& calibrator) const {
   if (size_ == 1) return;
-  calibrator.flush();
   const std::vector<char> mine = serialize(calibrator.observers());
   // Sizes first; a rank's bytes may pass 2^31, so they go in pieces.
   const auto size = uint64_t(mine.size());
