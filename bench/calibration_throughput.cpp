@@ -25,19 +25,19 @@ using namespace q8;
 int main(int argc, char** argv) {
   CLI::App app{"calibration throughput and peak RSS"};
   std::string model, data, method = "entropy", json, name;
-  int64_t limit = 0, batch = 64;
+  int64_t limit = 0, batch = 0;
   bool plain = false;
   app.add_option("--model", model)->required();
   app.add_option("--data", data)->required();
   app.add_option("--limit", limit);
-  app.add_option("--batch-size", batch)->capture_default_str();
+  app.add_option("--batch-size", batch, "0: as q8 calibrate picks it (calibration_batch_size)")->capture_default_str();
   app.add_option("--method", method)->capture_default_str();
   app.add_option("--name", name);
   app.add_option("--json", json);
   app.add_flag("--plain", plain, "FP32 inference only, no observers");
-  int threads = 0, streams = 1;
+  int threads = 0, streams = 0;
   app.add_option("--threads", threads, "compute threads (0: one per core)");
-  app.add_option("--streams", streams, "batches at once, compute threads split between them (0: one per 3 threads)")->capture_default_str();
+  app.add_option("--streams", streams, "batches at once, compute threads split between them (0: one per thread)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     if (threads > 0) set_compute_threads(threads);
@@ -45,8 +45,10 @@ int main(int argc, char** argv) {
     const Graph graph = load_model(model);
     Preprocessing pre;
     BatchStreamOptions options;
+    const std::vector<StreamInput> inputs = open_model_inputs(graph, data, pre, {});
+    if (batch == 0) batch = calibration_batch_size(inputs);
     options.batch_size = batch, options.limit = limit;
-    BatchStream stream(open_model_inputs(graph, data, pre, {}), pre, options);
+    BatchStream stream(inputs, pre, options);
     // As q8 calibrate: `max` alone keeps statistics only.
     Calibrator calibrator(graph, {kDefaultHistogramBins, false, method != "max"});
     const auto start = std::chrono::steady_clock::now();
@@ -68,8 +70,8 @@ int main(int argc, char** argv) {
     getrusage(RUSAGE_SELF, &usage);
     const double rss_mb = double(usage.ru_maxrss) / 1024.0;
     const std::string mode = plain ? "plain FP32" : "calibrate " + method;
-    std::printf("%-14s %-20s threads %2d streams %d %6lld samples  %8.1f samples/s  (%.2f s of it finalizing)  peak RSS %7.1f MiB\n", name.c_str(),
-                mode.c_str(), compute_threads(), streams, static_cast<long long>(samples), double(samples) / seconds, finalize_seconds, rss_mb);
+    std::printf("%-14s %-20s threads %2d streams %2d batch %2lld %6lld samples  %8.1f samples/s  (%.2f s of it finalizing)  peak RSS %7.1f MiB\n", name.c_str(),
+                mode.c_str(), compute_threads(), streams, static_cast<long long>(batch), static_cast<long long>(samples), double(samples) / seconds, finalize_seconds, rss_mb);
     if (!json.empty()) {
       std::ostringstream j;
       j << "{\"benchmark\": \"calibration_throughput\", \"name\": \"" << name << "\", \"mode\": \"" << mode

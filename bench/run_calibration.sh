@@ -1,7 +1,8 @@
 #!/bin/sh
 # Calibration cost against plain FP32 inference over the same batches: the shipped model on
-# 10,000 Fashion-MNIST training images and a 640x640 encoder-decoder (test-model factory) on 32
-# random images, each with plain inference and with the max, entropy and percentile observers;
+# 10,000 Fashion-MNIST training images and a 640x640 encoder-decoder (test-model factory) on 64
+# random images, each with plain inference and with the max, entropy and percentile observers, at
+# q8 calibrate's default batch size and streams;
 # then the detector's peak RSS at batch 1 and 32.
 #   bench/run_calibration.sh [BUILD_DIR] [THREADS]
 # Prints samples/s, the observers' overhead over plain inference, peak RSS; writes
@@ -42,8 +43,9 @@ compare() {
         'BEGIN { printf "%-14s %-10s observer overhead %+6.1f %% over plain inference\n", n, m, 100 * (p / c - 1) }'
   done
 }
-compare fashion_cnn "$FASHION" "$IDX" 256 10000
-compare detector640 "$BUILD/factory/detector640.onnx" "$DET" 4 32
+# Batch 0: the batch q8 calibrate picks (32 and 1 here); streams: its default, one per thread.
+compare fashion_cnn "$FASHION" "$IDX" 0 10000
+compare detector640 "$BUILD/factory/detector640.onnx" "$DET" 0 64
 # Memory per batch: only live intermediates are held.
 for batch in 1 32; do
   "$BUILD/calibration_throughput" --name detector640 --model "$BUILD/factory/detector640.onnx" --data "$DET" \

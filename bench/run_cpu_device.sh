@@ -1,8 +1,8 @@
 #!/bin/sh
 # The CPU figures on a many-core machine, in one run: FP32 inference of q8 beside ONNX Runtime
 # (Python's onnxruntime) at 1, 2 and all threads, then calibration throughput with every observer
-# and plain FP32 over the same batches at 2 threads and at all but one thread (calibrate's default
-# streams; one core left to the batch reader).
+# and plain FP32 over the same batches at 2 threads and at all but one thread (one core left to
+# the batch reader), with calibrate's default batch size and streams.
 #   bench/run_cpu_device.sh PKG
 # PKG holds bin/ (fp32_inference, calibration_throughput), lib/ (their shared libraries),
 # fashion_cnn.onnx, resnet18.onnx, detector640.onnx, mobile_detector_opset17.onnx (test-model
@@ -33,9 +33,9 @@ for T in 2 $((ALL - 1)); do
   for m in plain max entropy percentile mse; do
     flag="--method $m"; [ "$m" = plain ] && flag="--plain"
     "$PKG/bin/calibration_throughput" --name fashion_cnn --model "$PKG/fashion_cnn.onnx" --data "$PKG/t10k-images-idx3-ubyte.gz" \
-      --batch-size 32 --limit 10000 --threads "$T" --streams 0 $flag | tail -1
-    "$PKG/bin/calibration_throughput" --name detector640 --model "$PKG/detector640.onnx" --data "$DET" --batch-size 4 --limit 64 \
-      --threads "$T" --streams 0 $flag | tail -1
+      --limit 10000 --threads "$T" $flag | tail -1
+    "$PKG/bin/calibration_throughput" --name detector640 --model "$PKG/detector640.onnx" --data "$DET" --limit 64 \
+      --threads "$T" $flag | tail -1
   done
 done
 rm -rf "$DET"

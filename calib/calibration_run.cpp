@@ -12,7 +12,13 @@
 
 namespace q8 {
 
-int calibration_streams(int requested) { return requested > 0 ? requested : std::max(1, compute_threads() / 3); }
+int calibration_streams(int requested) { return requested > 0 ? requested : compute_threads(); }
+
+int64_t calibration_batch_size(const std::vector<StreamInput>& inputs) {
+  int64_t bytes = 0;
+  for (const auto& in : inputs) bytes += numel(in.spec.sample_dims) * int64_t(dtype_size(in.spec.dtype));
+  return std::clamp<int64_t>(kAutoBatchBytes / std::max<int64_t>(1, bytes), 1, kMaxAutoBatch);
+}
 
 CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator, BatchStream& stream, Progress& progress,
                                      const std::atomic<bool>& interrupt, const CalibrationRunOptions& options) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <vector>
 
 #include "calib/calibrator.h"
 #include "datasets/batch_stream.h"
@@ -17,8 +18,15 @@ struct CalibrationRunResult {
   double seconds = 0;
 };
 
-// How many batches run at once (trtexec's --streams): 0 picks one stream per 3 compute threads.
+// How many batches run at once (trtexec's --streams): 0 picks one stream per compute thread.
 int calibration_streams(int requested);
+
+// Samples per batch when none is asked for: as many as fit kAutoBatchBytes of model input, 1 to
+// kMaxAutoBatch. A sample's arithmetic does not depend on its batch, so the batch only trades the
+// per-node overhead of small ones against tensors that leave the cache in large ones
+// (docs/calibration.md, "Streams").
+inline constexpr int64_t kAutoBatchBytes = int64_t(1) << 20, kMaxAutoBatch = 32;
+int64_t calibration_batch_size(const std::vector<StreamInput>& inputs);
 
 struct CalibrationRunOptions {
   int streams = 1;

@@ -4,12 +4,14 @@
 #include <bit>
 #include <random>
 
+#include "calib/calibration_run.h"
 #include "calib/histogram.h"
 #include "calib/methods/method.h"
 #include "engine/io/sha256.h"
 #include "calib/tensor_observer.h"
 #include "calib/trt_cache.h"
 #include "calib/weight_ranges.h"
+#include "engine/cpu/threads.h"
 
 namespace q8 {
 namespace {
@@ -105,4 +107,33 @@ TEST(Sha256, KnownDigests) {
 }
 
 }  // namespace
+
+namespace {
+StreamInput input_of(DType dtype, Dims sample) {
+  StreamInput in;
+  in.spec.dtype = dtype, in.spec.sample_dims = std::move(sample);
+  return in;
+}
+}  // namespace
+
+// calibrate's batch without --batch-size: as many samples as fit 1 MiB of input, 1 to 32, every
+// input of the model counted.
+TEST(CalibrationDefaults, BatchFitsOneMebibyteOfInput) {
+  EXPECT_EQ(calibration_batch_size({input_of(DType::Float32, {1, 28, 28})}), 32);         // 3,136 B
+  EXPECT_EQ(calibration_batch_size({input_of(DType::Float32, {16384})}), 16);             // 64 KiB
+  EXPECT_EQ(calibration_batch_size({input_of(DType::Float32, {16384}), input_of(DType::Float32, {16384})}), 8);
+  EXPECT_EQ(calibration_batch_size({input_of(DType::Uint8, {3, 224, 224})}), 6);          // 150,528 B
+  EXPECT_EQ(calibration_batch_size({input_of(DType::Float32, {3, 224, 224})}), 1);
+  EXPECT_EQ(calibration_batch_size({input_of(DType::Float32, {3, 640, 640})}), 1);
+  EXPECT_EQ(calibration_batch_size({input_of(DType::Float32, {0})}), 32);                 // nothing to read
+}
+
+TEST(CalibrationDefaults, OneStreamPerThreadUnlessAsked) {
+  const int before = compute_threads();
+  set_compute_threads(3);
+  EXPECT_EQ(calibration_streams(0), 3);
+  EXPECT_EQ(calibration_streams(2), 2);
+  set_compute_threads(before);
+}
+
 }  // namespace q8

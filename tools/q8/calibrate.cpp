@@ -48,6 +48,7 @@ struct CalibrateOptions {
   std::string trt_version = kDefaultTrtVersion;
   bool force = false;
   int streams = 0;
+  bool batch_size_given = false;
 };
 
 void check_writable(const std::string& path, const char* flag) {
@@ -212,12 +213,13 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   std::vector<StreamInput> inputs;
   std::string dataset = merged_from;
   if (!o.d.data.empty()) {
-    if (const auto fixed = fixed_batch_size(graph); fixed && *fixed != o.d.stream.batch_size) {
+    const auto fixed = fixed_batch_size(graph);
+    if (fixed && o.batch_size_given && *fixed != o.d.stream.batch_size)
       log::info("batch size:    %lld (the model's inputs fix it; --batch-size %lld ignored)\n", static_cast<long long>(*fixed),
                   static_cast<long long>(o.d.stream.batch_size));
-      o.d.stream.batch_size = *fixed;
-    }
     inputs = open_model_inputs(graph, o.d.data, o.d.pre, o.d.source);
+    if (fixed) o.d.stream.batch_size = *fixed;
+    else if (!o.batch_size_given) o.d.stream.batch_size = calibration_batch_size(inputs);
     dataset = dataset_identity(inputs, o.d.data);
     if (!o.resume.empty()) check_resume_provenance(previous, o, dataset, order, int64_t(inputs[0].source->size()));
     stream = std::make_unique<BatchStream>(inputs, o.d.pre, o.d.stream);
@@ -226,8 +228,9 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
       log::info("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
                   dims_to_string(in.spec.sample_dims).c_str(), in.source->describe().c_str());
     const int64_t running = world.sum(stream->total());
-    log::info("dataset:       %lld samples, running %lld (batch %lld%s%s)\n", static_cast<long long>(stream->dataset_size()),
+    log::info("dataset:       %lld samples, running %lld (batch %lld%s%s%s)\n", static_cast<long long>(stream->dataset_size()),
                 static_cast<long long>(running), static_cast<long long>(o.d.stream.batch_size),
+                o.batch_size_given || fixed ? "" : ", picked for the input size",
                 o.d.stream.shuffle ? (", shuffled with seed " + std::to_string(o.d.stream.seed)).c_str() : ", sorted order",
                 o.d.stream.skip ? (", resuming after " + std::to_string(o.d.stream.skip)).c_str() : "");
     log::info("preprocessing: %s\n", o.d.pre.describe().c_str());
@@ -322,7 +325,7 @@ void add_calibrate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("calibrate", "Stream a dataset through the FP32 graph and write calibration data");
   auto o = std::make_shared<CalibrateOptions>();
   cmd->add_option("model", o->model, "ONNX model")->required();
-  add_dataset_options(cmd, o->d);
+  add_dataset_options(cmd, o->d, true);
   auto* method = "Method";
   cmd->add_option("--method", o->method, "max, percentile, entropy or mse")->capture_default_str()->group(method);
   cmd->add_option("--percentile", o->percentile, "for --method percentile")->capture_default_str()->group(method)
@@ -341,10 +344,11 @@ void add_calibrate_command(CLI::App& app) {
       ->capture_default_str()->group(out);
   cmd->add_option("--resume", o->resume, "continue the run saved in this HDF5 file")->group(out);
   cmd->add_flag("--force", o->force, "resume although the data, order or preprocessing differ from the saved run's")->group(out);
-  cmd->add_option("--streams", o->streams, "batches at once (as trtexec's --streams), the threads split between them; 0: one per 3 threads")
+  cmd->add_option("--streams", o->streams, "batches at once (as trtexec's --streams), the threads split between them; 0: one per thread")
       ->capture_default_str()->check(CLI::Range(0, kMaxThreads))->group("Streaming");
   cmd->add_option("--merge", o->merge, "add the histograms of this HDF5 file (shards calibrated apart); repeatable")->group(out);
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+    o->batch_size_given = cmd->count("--batch-size") > 0;
     MpiWorld& world = MpiWorld::join();
     if (!world.joined()) return calibrate(*o, world);
     // In a job, rank 0 reports and writes; an error on any rank stops the job (MPI_Abort) with

@@ -38,7 +38,7 @@ void DatasetOptions::resolve() {
   check_argument(std::isfinite(pre.scale) && pre.scale != 0, "--scale " + std::to_string(pre.scale) + ": must be finite and not 0");
 }
 
-void add_dataset_options(CLI::App* cmd, DatasetOptions& o) {
+void add_dataset_options(CLI::App* cmd, DatasetOptions& o, bool auto_batch) {
   cmd->add_option("--data", o.data, "dataset directory or file (images, .npy, .pb, IDX, HDF5; docs/datasets.md)");
   auto* pre = "Preprocessing";
   cmd->add_option("--resize", o.pre.resize, "exact, or shorter (shorter side, then centre crop)")->capture_default_str()->group(pre)
@@ -55,8 +55,10 @@ void add_dataset_options(CLI::App* cmd, DatasetOptions& o) {
   cmd->add_option("--h5-dataset", o.source.h5_dataset, "HDF5 dataset of samples")->capture_default_str()->group(pre);
   cmd->add_option("--h5-labels", o.source.h5_labels, "HDF5 dataset of labels (default: 'labels' if present)")->group(pre);
   auto* stream = "Streaming";
-  cmd->add_option("--batch-size", o.stream.batch_size, "samples per batch")->capture_default_str()->group(stream)
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
+  auto* batch = cmd->add_option("--batch-size", o.stream.batch_size,
+                                auto_batch ? "samples per batch (default: as many as fit 1 MiB of input, 1 to 32)" : "samples per batch");
+  batch->group(stream)->check(CLI::Range(int64_t(1), int64_t(1) << 20));
+  if (!auto_batch) batch->capture_default_str();
   cmd->add_option("--limit", o.stream.limit, "use the first N samples of the order (0: all)")->capture_default_str()->group(stream)
       ->check(at_least(0));
   cmd->add_flag("--shuffle", o.stream.shuffle, "shuffle the order (with --seed)")->group(stream);
