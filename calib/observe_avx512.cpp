@@ -23,6 +23,18 @@ class WideStats {
     return zero;
   }
 
+  // Adds 16 values that are binned: the caller sends NaN and ±Inf to the top bin, which makes
+  // it discard this scan for its two passes, so they need no mask here. Returns the mask of the
+  // values that are not zero (NaN included). min(v, lo) and max(v, hi) take v only when v < lo /
+  // v > hi, as the scalar loop (a NaN never).
+  __mmask16 add_binned(__m512 v) {
+    const __mmask16 nonzero = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+    zeros_ += 16 - uint32_t(__builtin_popcount(nonzero));
+    lo_ = _mm512_min_ps(v, lo_);
+    hi_ = _mm512_max_ps(v, hi_);
+    return nonzero;
+  }
+
   // Folds the lanes into t in the scalar loop's order-free way (min and max are exact).
   void fold(ScanTotals& t) const {
     alignas(64) float l[16], h[16];
@@ -64,7 +76,7 @@ int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, u
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 v = _mm512_loadu_ps(p + i);
-    const __mmask16 nonzero = __mmask16(~stats.add(v));
+    const __mmask16 nonzero = stats.add_binned(v);
     // min(|v| · inv, top): MINPS returns its second operand when the first is NaN.
     const __m512 scaled = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), abs_mask)), scale);
     const __m512i b = _mm512_cvttps_epi32(_mm512_min_ps(scaled, cap));

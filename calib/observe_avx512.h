@@ -11,7 +11,8 @@ namespace q8 {
 inline constexpr int kBinCopies = 4;
 
 struct ScanTotals {
-  float lo, hi;              // over finite values, updated as v < lo / v > hi (as the scalar loop)
+  float lo, hi;  // over finite values, updated as v < lo / v > hi (as the scalar loop); after
+                 // scan_and_bin_avx512 ±Inf too, but a scan that met them has binned them at top
   uint32_t zeros, nonfinite;
 };
 
@@ -19,7 +20,8 @@ struct ScanTotals {
 // ±Inf at `top`), into the copies local[k · (top + 1) + bin], k < kBinCopies, the non-zero values
 // dealt to the copies in turn, so no copy takes more than its share of them, rounded up. Zeros
 // it only counts, in totals.zeros (the caller adds them to bin 0). Returns how many values it
-// took. The caller keeps n / kBinCopies + 1 ≤ 65,535 so no 16-bit count overflows.
+// took. The caller keeps n / kBinCopies + 1 ≤ 65,535 so no 16-bit count overflows. NaN and ±Inf
+// are not counted in totals.nonfinite: the top bin is where the caller learns of them.
 int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, uint16_t* local, ScanTotals& totals);
 
 // The same statistics without the bins (observers that keep no histogram).

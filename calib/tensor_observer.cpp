@@ -22,7 +22,7 @@ namespace {
 
 // Values per parallel chunk: large enough that threads pay off and the per-chunk counts fold
 // rarely, small enough to share work; the one-pass scan's 16-bit counts bound it (below).
-constexpr int64_t kChunk = 4 * (65535 - 3);
+constexpr int64_t kChunk = kBinCopies * (65535 - 1);
 
 struct ChunkStats {
   float lo = INFINITY, hi = -INFINITY;
@@ -99,10 +99,10 @@ bool wide_scan() {
   return wide;
 }
 
-// kBinCopies copies of 16-bit counts (64 KiB at 4,096 bins, of which the lines of the bins in use
-// stay in L1). A chunk puts at most kChunk / 4 + 3 values into one copy (the scalar loop uses
-// four of them), so no count overflows.
-static_assert(kBinCopies >= 4 && kChunk / 4 + 3 <= 65535);
+// kBinCopies copies of 16-bit counts (32 KiB at 4,096 bins, of which the lines of the bins in use
+// stay in L1). Both loops deal values to the copies in turn, so a chunk puts at most
+// kChunk / kBinCopies + 1 values into one copy, and no count overflows.
+static_assert(kChunk / kBinCopies + 1 <= 65535);
 
 ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std::vector<uint64_t>& counts) {
   std::vector<uint16_t> local(size_t(kBinCopies * (bins + 1)), 0);
@@ -122,8 +122,8 @@ ChunkResult scan_and_bin(const float* p, int64_t n, float inv, int64_t bins, std
     acc.lo = t.lo, acc.hi = t.hi, acc.zeros += t.zeros, acc.nonfinite += t.nonfinite;
     wide_zeros = t.zeros;
   }
-  for (; i + 4 <= n; i += 4)
-    for (size_t k = 0; k < 4; ++k) step(p[i + int64_t(k)], k);
+  for (; i + kBinCopies <= n; i += kBinCopies)
+    for (size_t k = 0; k < size_t(kBinCopies); ++k) step(p[i + int64_t(k)], k);
   for (; i < n; ++i) step(p[i], 0);
   ChunkResult r;
   r.stats = acc.result();

@@ -17,7 +17,7 @@ namespace {
 // Four batches per tensor, each ≈ 600k values: [0] signed lognormal values and one of 1e4 (the
 // first batch sets the range: two passes); [1] and [3] 300,000 copies of 1.5 (more than four
 // 16-bit counts hold), 100,000 zeros, then values inside the range (one pass); [2] like [1]
-// with a NaN (two passes).
+// with a NaN, +Inf or -Inf (tensor 0, 1, 2: two passes).
 std::vector<std::vector<Tensor>> batches() {
   std::vector<std::vector<Tensor>> all;
   for (int tensor = 0; tensor < 3; ++tensor) {
@@ -33,7 +33,7 @@ std::vector<std::vector<Tensor>> batches() {
       }
       for (; i < v.size(); ++i) v[i] = (rng() & 1 ? -1.0f : 1.0f) * std::min(dist(rng), 1000.0f);
       if (b == 0) v[5] = 1e4f;
-      if (b == 2) v[v.size() / 2] = NAN;
+      if (b == 2) v[v.size() / 2] = tensor == 0 ? NAN : tensor == 1 ? INFINITY : -INFINITY;
       four.push_back(Tensor::from_vector<float>({int64_t(v.size())}, v));
     }
     all.push_back(std::move(four));
@@ -44,11 +44,14 @@ std::vector<std::vector<Tensor>> batches() {
 void expect_reference_counts(const TensorObserver& obs, const std::vector<Tensor>& seen, bool skip_zeros) {
   const AbsHistogram& h = obs.histogram();
   std::vector<uint64_t> want(size_t(h.bins()), 0);
-  uint64_t finite = 0, zeros = 0;
+  uint64_t finite = 0, zeros = 0, nan = 0, pos_inf = 0, neg_inf = 0;
+  double lo = INFINITY, hi = -INFINITY;
   for (const Tensor& t : seen)
     for (float v : t.values<float>()) {
+      nan += std::isnan(v), pos_inf += v == INFINITY, neg_inf += v == -INFINITY;
       if (!std::isfinite(v)) continue;
       ++finite;
+      lo = std::min(lo, double(v)), hi = std::max(hi, double(v));
       zeros += v == 0.0f;
       if (v == 0.0f && skip_zeros) continue;
       ++want[size_t(std::floor(std::fabs(double(v)) / std::ldexp(1.0, h.exponent())))];
@@ -56,7 +59,11 @@ void expect_reference_counts(const TensorObserver& obs, const std::vector<Tensor
   EXPECT_EQ(h.counts(), want);
   EXPECT_EQ(obs.stats().elements, finite);
   EXPECT_EQ(obs.stats().zeros, zeros);
-  EXPECT_EQ(obs.stats().nan, 1u);
+  EXPECT_EQ(obs.stats().nan, nan);
+  EXPECT_EQ(obs.stats().pos_inf, pos_inf);
+  EXPECT_EQ(obs.stats().neg_inf, neg_inf);
+  EXPECT_EQ(obs.stats().min, lo);
+  EXPECT_EQ(obs.stats().max, hi);
 }
 
 TEST(ObserverScan, CountsEveryValueInItsBin) {
