@@ -28,7 +28,7 @@ __kernel void activation(__global const float* x, __global float* y, long count,
     const float lo = t < 1.0f ? t : 1.0f;
     r = 0.0f < lo ? lo : 0.0f;
   } else if (op == Q8_SIGMOID) {
-    r = 1.0f / (1.0f + q8_exp(-v));
+    r = q8_sigmoid(v);
   } else if (op == Q8_EXP) {
     r = q8_exp(v);
   } else {  // x · max(0, min(1, x / 6 + 1/2)), a = 6 passed as an argument: no compiler can turn the

@@ -33,3 +33,7 @@ inline float q8_exp(float x) {
   const int k = (int)n, k1 = k / 2;                   // 2^k1 and 2^(k - k1) are normal floats
   return y * Q8_POW2(k1) * Q8_POW2(k - k1);
 }
+
+// Sigmoid, 1 / (1 + e^-x). A NaN goes through as x + x (quiet, with its own sign), whatever a
+// compiler makes of 1 + (-x) (it may write 1 - x, whose NaN would take x's sign).
+inline float q8_sigmoid(float x) { return x != x ? x + x : 1.0f / (1.0f + q8_exp(-x)); }

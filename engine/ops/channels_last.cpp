@@ -9,16 +9,17 @@ namespace q8 {
 
 namespace {
 
-// dst[j·rows + i] = src[i·cols + j] for a rows × cols matrix in square tiles that stay in L1.
+constexpr int64_t kTile = 32;
+
+// dst[j·rows + i] = src[i·cols + j] of a rows × cols matrix, for columns j0 ≤ j < j1 (rows j of
+// dst: one contiguous block of it), in square tiles that stay in L1.
 template <typename T>
-void transpose_matrix(const T* src, T* dst, int64_t rows, int64_t cols) {
-  constexpr int64_t kTile = 32;
-  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
-    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-      const int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
-      for (int64_t j = j0; j < j1; ++j)
-        for (int64_t i = i0; i < i1; ++i) dst[j * rows + i] = src[i * cols + j];
-    }
+void transpose_columns(const T* src, T* dst, int64_t rows, int64_t cols, int64_t j0, int64_t j1) {
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    const int64_t i1 = std::min(rows, i0 + kTile);
+    for (int64_t j = j0; j < j1; ++j)
+      for (int64_t i = i0; i < i1; ++i) dst[j * rows + i] = src[i * cols + j];
+  }
 }
 
 // Each of x's n samples, a rows × cols matrix, transposed into y (dims out).
@@ -33,15 +34,19 @@ Tensor transpose_samples(const Tensor& x, Dims out, int64_t rows, int64_t cols) 
   }
   const auto* px = reinterpret_cast<const uint8_t*>(x.raw());
   auto* py = reinterpret_cast<uint8_t*>(y.raw());
-  parallel_for(n, 1, [&](int64_t b, int64_t e) {
-    for (int64_t s = b; s < e; ++s) {
+  // Work is split by samples and by blocks of kTile columns, so one sample (batch 1) still uses
+  // every thread; a task takes at least 16K elements.
+  const int64_t col_blocks = (cols + kTile - 1) / kTile;
+  parallel_for(n * col_blocks, std::max<int64_t>(1, 16384 / (rows * kTile)), [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t s = t / col_blocks, j0 = (t % col_blocks) * kTile, j1 = std::min(cols, j0 + kTile);
       const uint8_t* src = px + size_t(s * size) * bytes;
       uint8_t* dst = py + size_t(s * size) * bytes;
       switch (bytes) {
-        case 1: transpose_matrix(src, dst, rows, cols); break;
-        case 2: transpose_matrix(reinterpret_cast<const uint16_t*>(src), reinterpret_cast<uint16_t*>(dst), rows, cols); break;
-        case 4: transpose_matrix(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), rows, cols); break;
-        default: transpose_matrix(reinterpret_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), rows, cols); break;
+        case 1: transpose_columns(src, dst, rows, cols, j0, j1); break;
+        case 2: transpose_columns(reinterpret_cast<const uint16_t*>(src), reinterpret_cast<uint16_t*>(dst), rows, cols, j0, j1); break;
+        case 4: transpose_columns(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), rows, cols, j0, j1); break;
+        default: transpose_columns(reinterpret_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), rows, cols, j0, j1); break;
       }
     }
   });

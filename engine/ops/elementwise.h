@@ -12,11 +12,13 @@
 
 namespace q8 {
 
-// y = f(x) elementwise on a float32 (or float16, computed in float32) tensor.
+// y = f(x) elementwise on a float32 (or float16, computed in float32) tensor. `wide`, when set,
+// writes the same values as f for a leading part of a float32 range and returns its length.
 template <typename F>
 class UnaryFloatOp final : public Op {
  public:
-  UnaryFloatOp(const char* name, F f) : name_(name), f_(f) {}
+  using WideFn = int64_t (*)(const float*, float*, int64_t);
+  UnaryFloatOp(const char* name, F f, WideFn wide = nullptr) : name_(name), f_(f), wide_(wide) {}
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = required_input(in, 0, name_, "X");
     if (x.dtype() == DType::Float16) {
@@ -33,7 +35,8 @@ class UnaryFloatOp final : public Op {
     float* dst = y.data<float>();
     const int64_t n = x.numel();
     parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) dst[i] = f_(src[i]);
+      const int64_t wide = wide_ ? wide_(src + b, dst + b, e - b) : 0;
+      for (int64_t i = b + wide; i < e; ++i) dst[i] = f_(src[i]);
     });
     return {std::move(y)};
   }
@@ -41,11 +44,12 @@ class UnaryFloatOp final : public Op {
  private:
   const char* name_;
   F f_;
+  WideFn wide_;
 };
 
 template <typename F>
-std::unique_ptr<Op> make_unary(const char* name, F f) {
-  return std::make_unique<UnaryFloatOp<F>>(name, f);
+std::unique_ptr<Op> make_unary(const char* name, F f, typename UnaryFloatOp<F>::WideFn wide = nullptr) {
+  return std::make_unique<UnaryFloatOp<F>>(name, f, wide);
 }
 
 // Applies f elementwise over numpy-broadcast a and b of the same dtype, writing TOut.

@@ -1,11 +1,12 @@
-// Exp: y = e^x (q8_exp: the same bits on the OpenCL backend)
+// Exp: y = e^x (q8_exp: the same bits on the OpenCL backend, and in its AVX-512 form)
+#include "engine/cpu/exp_avx512.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/exp_float.h"
 
 namespace q8 {
 
 std::unique_ptr<Op> create_exp(const Node&, const OpContext&) {
-  return make_unary("Exp", [](float x) { return q8_exp(x); });
+  return make_unary("Exp", [](float x) { return q8_exp(x); }, wide_or_null(exp_avx512));
 }
 
 }  // namespace q8

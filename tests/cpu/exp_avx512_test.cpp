@@ -1,0 +1,63 @@
+// The AVX-512 Exp and Sigmoid against the scalar q8_exp they vectorize: the same bits for every
+// 997th float32 bit pattern (both signs, subnormals, NaN payloads, ±Inf) and the edges of the
+// scalar function's branches, in runs whose length is not a multiple of 16.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "engine/cpu/exp_avx512.h"
+#include "engine/cpu/gemm.h"
+#include "engine/ops/exp_float.h"
+
+namespace q8 {
+namespace {
+
+std::vector<float> inputs() {
+  std::vector<float> x;
+  for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 997) x.push_back(std::bit_cast<float>(uint32_t(bits)));
+  for (float edge : {88.72283935546875f, -103.97208404541015625f, 0.0f, 1.0f, -1.0f, 87.0f, -87.0f, -88.0f, -100.0f}) {
+    float up = edge, down = edge;
+    for (int i = 0; i < 40; ++i) {
+      x.push_back(up), x.push_back(-up), x.push_back(down);
+      up = std::nextafter(up, INFINITY), down = std::nextafter(down, -INFINITY);
+    }
+  }
+  for (float s : {INFINITY, -INFINITY, NAN, -NAN, std::bit_cast<float>(0x7f800001u), std::bit_cast<float>(0xffc00123u),
+                  std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(), FLT_MAX, -FLT_MAX})
+    x.push_back(s);
+  x.push_back(0.5f);  // an odd count: the scalar tail runs too
+  return x;
+}
+
+template <typename Wide, typename Scalar>
+void expect_same_bits(Wide wide, Scalar scalar, const char* name) {
+  const std::vector<float> x = inputs();
+  std::vector<float> y(x.size());
+  const int64_t n = int64_t(x.size());
+  const int64_t done = wide(x.data(), y.data(), n);
+  EXPECT_EQ(done, n - n % 16);
+  int64_t differ = 0;
+  for (int64_t i = 0; i < done; ++i) {
+    const uint32_t want = std::bit_cast<uint32_t>(scalar(x[size_t(i)])), got = std::bit_cast<uint32_t>(y[size_t(i)]);
+    if (want != got && ++differ <= 5)
+      ADD_FAILURE() << name << "(" << x[size_t(i)] << " = 0x" << std::hex << std::bit_cast<uint32_t>(x[size_t(i)]) << "): 0x" << got
+                    << ", scalar 0x" << want << std::dec;
+  }
+  EXPECT_EQ(differ, 0) << name << ": values that differ from the scalar function, of " << done;
+}
+
+TEST(ExpAvx512, SameBitsAsTheScalarExp) {
+  if (gemm_isa() != "avx512") GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it): the ops use the scalar function";
+  expect_same_bits(exp_avx512, [](float v) { return q8_exp(v); }, "exp");
+}
+
+TEST(ExpAvx512, SameBitsAsTheScalarSigmoid) {
+  if (gemm_isa() != "avx512") GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it): the ops use the scalar function";
+  expect_same_bits(sigmoid_avx512, [](float v) { return q8_sigmoid(v); }, "sigmoid");
+}
+
+}  // namespace
+}  // namespace q8
