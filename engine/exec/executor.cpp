@@ -141,9 +141,9 @@ void Executor::check_inputs(const TensorMap& inputs) const {
   }
 }
 
-const Tensor& Executor::input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend) {
+const Tensor& Executor::input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend, bool host_ok) {
   const Value& v = values.at(name);
-  const std::string_view wanted = backend.memory();
+  const std::string_view wanted = host_ok && (v.owner ? v.owner->memory() : kHostMemory) == kHostMemory ? kHostMemory : backend.memory();
   // Constants stay on the host: a device backend packed its own copy when it created the node.
   if (v.tensor.empty() || graph_.initializers.count(name) || (v.owner ? v.owner->memory() : kHostMemory) == wanted) return v.tensor;
   const auto key = std::make_pair(name, std::string(wanted));
@@ -200,7 +200,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
         continue;
       }
       check(values.count(in) > 0, node_context(node, i) + ": input '" + in + "' has no value");
-      const Tensor& t = input_on(values, in, backend);
+      const Tensor& t = input_on(values, in, backend, prepared_[i]->takes_host_inputs());
       args.push_back(t.empty() ? nullptr : &t);
       if (auto it = traced.find(in); tracing && it != traced.end()) memory_.values[it->second].last = int(i);
     }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <mutex>
 
+#include "engine/cpu/quantize_int8.h"
 #include "engine/ir/clip_bounds.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/pooling.h"
@@ -305,9 +306,18 @@ class ClQuantize final : public PreparedNode {
     return {{out_}, 0};
   }
 
+  // The quantize at a plan's entry reads the graph's float input on the host and uploads int8.
+  bool takes_host_inputs() const override { return quantize_; }
+
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
-    out[0] = device_->allocate(out_.dtype, out_.dims);
     const cl_long count = numel(out_.dims);
+    if (quantize_ && !in[0]->on_device()) {
+      Tensor host = Tensor::uninitialized(DType::Int8, out_.dims);
+      quantize_int8(in[0]->data<float>(), host.data<int8_t>(), count, scale_, float(zero_point_));
+      out[0] = device_->upload(host);
+      return;
+    }
+    out[0] = device_->allocate(out_.dtype, out_.dims);
     const cl_kernel k = device_->kernel(quantize_ ? "quantize_linear" : "dequantize_linear");
     if (quantize_) set_args(k, *in[0], out[0], count, scale_, float(zero_point_));
     else set_args(k, *in[0], out[0], count, scale_, zero_point_);

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "engine/cpu/parallel.h"
+#include "engine/cpu/quantize_int8.h"
 #include "engine/ir/rounding.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
@@ -37,6 +39,10 @@ class QuantizeLinear final : public Op {
           const float s = ps[c];
           const float z = zp ? float(zp->data<T>()[c]) : 0.0f;
           const int64_t base = row * l.inner;
+          if constexpr (std::is_same_v<T, int8_t>) {
+            quantize_int8_range(px + base, py + base, l.inner, s, z);
+            continue;
+          }
           for (int64_t i = 0; i < l.inner; ++i) {
             const float q = round_half_even(px[base + i] / s) + z;
             py[base + i] = T(std::clamp(q, float(std::numeric_limits<T>::min()), float(std::numeric_limits<T>::max())));
