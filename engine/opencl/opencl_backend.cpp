@@ -206,7 +206,7 @@ class ClAdd final : public ClNode {
     const cl_kernel k = device_->kernel(same_ ? "qadd_same" : "qadd");
     if (same_) set_args(k, *in[0], *in[1], out[0], count, a_scale_, b_scale_, lo_, hi_);
     else set_args(k, *in[0], *in[1], out[0], count, layout_, a_scale_, b_scale_, lo_, hi_);
-    device_->launch(k, {size_t(count)});
+    device_->launch(k, {size_t(same_ ? (count + 15) / 16 : count)});  // qadd_same: 16 values a work-item
   }
 
  private:
