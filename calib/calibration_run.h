@@ -24,7 +24,7 @@ int calibration_streams(int requested);
 // Samples per batch when none is asked for: as many as fit kAutoBatchBytes of model input, 1 to
 // kMaxAutoBatch. A sample's arithmetic does not depend on its batch, so the batch only trades the
 // per-node overhead of small ones against tensors that leave the cache in large ones
-// (docs/calibration.md, "Streams").
+// (docs/calibration.md, "Batch size").
 inline constexpr int64_t kAutoBatchBytes = int64_t(1) << 20, kMaxAutoBatch = 32;
 int64_t calibration_batch_size(const std::vector<StreamInput>& inputs);
 

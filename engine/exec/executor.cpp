@@ -290,5 +290,4 @@ void Executor::plan_arena(const std::vector<TensorDesc>& input_descs, const std:
   arena_ = std::move(a);
 }
 
-
 }  // namespace q8
