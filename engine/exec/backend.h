@@ -62,10 +62,11 @@ class PreparedNode {
   // Computes the outputs: outputs[k] is a buffer of the type and shape reshape gave, or an empty
   // tensor where it gave nullopt, which run fills with a tensor of its own.
   virtual void run(const Inputs& inputs, std::vector<Tensor>& outputs, std::span<std::byte> workspace) = 0;
-  // A device node that takes inputs where they lie: a value on the host (a graph input) reaches
-  // run as a host tensor, not uploaded first, and the node moves it itself (the quantize at a
-  // plan's entry uploads int8, a quarter of the float bytes).
-  virtual bool takes_host_inputs() const { return false; }
+  // A device node that takes input `slot` where it lies: a value on the host (a graph input, a
+  // shape computed on the CPU) reaches run as a host tensor, not uploaded first, and the node
+  // moves what it needs itself (the quantize at a plan's entry uploads int8, a quarter of the
+  // float bytes; a gather reads its parameters on the host).
+  virtual bool takes_host_input(size_t slot) const { return false; }
 };
 
 // Device time of the commands a backend ran between begin_timing and end_timing (OpenCL's

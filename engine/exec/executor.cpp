@@ -194,13 +194,14 @@ TensorMap Executor::run(const TensorMap& inputs) {
     const Node& node = graph_.nodes[i];
     const Backend& backend = *backends_[i];
     args.clear();
-    for (const auto& in : node.inputs) {
+    for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
+      const std::string& in = node.inputs[slot];
       if (in.empty()) {
         args.push_back(nullptr);
         continue;
       }
       check(values.count(in) > 0, node_context(node, i) + ": input '" + in + "' has no value");
-      const Tensor& t = input_on(values, in, backend, prepared_[i]->takes_host_inputs());
+      const Tensor& t = input_on(values, in, backend, prepared_[i]->takes_host_input(slot));
       args.push_back(t.empty() ? nullptr : &t);
       if (auto it = traced.find(in); tracing && it != traced.end()) memory_.values[it->second].last = int(i);
     }

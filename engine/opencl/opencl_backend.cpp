@@ -307,7 +307,7 @@ class ClQuantize final : public PreparedNode {
   }
 
   // The quantize at a plan's entry reads the graph's float input on the host and uploads int8.
-  bool takes_host_inputs() const override { return quantize_; }
+  bool takes_host_input(size_t slot) const override { return quantize_ && slot == 0; }
 
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     const cl_long count = numel(out_.dims);

@@ -54,14 +54,21 @@ bool has_kernel(const Backend& backend, const Node& node, const Inputs& in, cons
 // Runs one node on backend as the executor does: supports (the types and constants given) →
 // create → reshape → run into a buffer of reshape's shape, copying to and from device memory.
 // constant[i] marks the inputs the plan holds as constants (weights, biases, scales, tables).
-Tensor run_node(const Backend& backend, const Node& node, const Inputs& in, const std::vector<bool>& constant, int64_t opset = 13) {
+// Inputs that are not constants reach the node as the executor hands them: on the host where the
+// node takes them there (PreparedNode::takes_host_input), else uploaded; with upload_all, every
+// one uploaded (as when a device node made it).
+Tensor run_node(const Backend& backend, const Node& node, const Inputs& in, const std::vector<bool>& constant, int64_t opset = 13,
+                bool upload_all = false) {
   const NodeView view = view_of(node, in, constant, opset);
   const Support support = backend.supports(view);
   check(support.ok, std::string(backend.name()) + " does not take " + node.describe() + ": " + support.reason);
   const std::unique_ptr<PreparedNode> prepared = backend.create(view);
   std::vector<Tensor> held;  // inputs as the backend reads them
   Inputs args;
-  for (size_t i = 0; i < in.size(); ++i) held.push_back(view.constants[i] || !in[i] ? (in[i] ? *in[i] : Tensor()) : backend.upload(*in[i]));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const bool on_host = view.constants[i] || !in[i] || (!upload_all && prepared->takes_host_input(i));
+    held.push_back(on_host ? (in[i] ? *in[i] : Tensor()) : backend.upload(*in[i]));
+  }
   for (const Tensor& t : held) args.push_back(t.empty() ? nullptr : &t);
   const Reshaped r = prepared->reshape(describe(args));
   std::vector<Tensor> out(node.outputs.size());
@@ -518,10 +525,14 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
       {resize("nearest", "half_pixel"), {&x, &none, &up, &none}, {false, true, true, true}},
       {resize("nearest", "asymmetric"), {&q, &none, &mixed, &none}, {false, true, true, true}},
       {resize("nearest", "align_corners"), {&q, &none, &none, &odd_sizes}, {false, true, true, true}},
+      // Parameters computed as the graph runs (a detector's sizes from a Shape): read on the host.
+      {resize("nearest", "asymmetric"), {&x, &none, &none, &odd_sizes}, {false, true, true, false}},
+      {resize("nearest", "half_pixel"), {&q, &none, &up, &none}, {false, true, false, true}},
       {node("Transpose", {"x"}, {{"perm", Attribute::of_ints({0, 2, 3, 1})}}), {&x}, {false}},
       {node("Transpose", {"x"}, {{"perm", Attribute::of_ints({3, 1, 0, 2})}}), {&q}, {false}},
       {node("Slice", {"x", "s", "e", "a", "t"}), {&x, &starts, &ends, &axes, &steps}, {false, true, true, true, true}},
       {node("Slice", {"x", "s", "e", "a", "t"}), {&q, &starts, &ends, &axes, &steps}, {false, true, true, true, true}},
+      {node("Slice", {"x", "s", "e", "a", "t"}), {&x, &starts, &ends, &axes, &steps}, {false, false, false, true, false}},
   };
   int ran = 0, devices = 0;
   for (const Backend* backend : int8_backends()) {
@@ -535,19 +546,24 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
         continue;
       }
       const Tensor want = run_node(cpu_backend(), c.node, c.in, c.constant, c.opset);
-      const Tensor got = run_node(*backend, c.node, c.in, c.constant, c.opset);
-      ASSERT_EQ(got.dims(), want.dims()) << backend->name() << ": " << c.node.op_type;
-      ASSERT_EQ(got.dtype(), want.dtype()) << backend->name() << ": " << c.node.op_type;
-      if (got.dtype() == DType::Float32) {
-        // Bits, except that a NaN matches any NaN: IEEE leaves the sign and payload of a NaN made
-        // by an invalid operation (−inf · 0 in HardSwish) to the hardware (x86 sets the sign, NVIDIA not).
-        for (int64_t i = 0; i < got.numel(); ++i) {
-          const float g = got.data<float>()[i], w = want.data<float>()[i];
-          const bool same = (std::isnan(g) && std::isnan(w)) || std::memcmp(&g, &w, sizeof g) == 0;
-          ASSERT_TRUE(same) << backend->name() << ": " << c.node.op_type << " element " << i << " is " << g << ", the CPU's " << w;
+      // Inputs where the executor hands them (a plan's entry quantized on the host), then all on
+      // the device (the kernels that path leaves out).
+      for (bool upload_all : {false, true}) {
+        const Tensor got = run_node(*backend, c.node, c.in, c.constant, c.opset, upload_all);
+        const std::string what = std::string(backend->name()) + ": " + c.node.op_type + (upload_all ? ", inputs on the device" : "");
+        ASSERT_EQ(got.dims(), want.dims()) << what;
+        ASSERT_EQ(got.dtype(), want.dtype()) << what;
+        if (got.dtype() == DType::Float32) {
+          // Bits, except that a NaN matches any NaN: IEEE leaves the sign and payload of a NaN made
+          // by an invalid operation (−inf · 0 in HardSwish) to the hardware (x86 sets the sign, NVIDIA not).
+          for (int64_t i = 0; i < got.numel(); ++i) {
+            const float g = got.data<float>()[i], w = want.data<float>()[i];
+            const bool same = (std::isnan(g) && std::isnan(w)) || std::memcmp(&g, &w, sizeof g) == 0;
+            ASSERT_TRUE(same) << what << " element " << i << " is " << g << ", the CPU's " << w;
+          }
+        } else {
+          ASSERT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0) << what;
         }
-      } else {
-        ASSERT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0) << backend->name() << ": " << c.node.op_type;
       }
       ++ran;
     }

@@ -1,6 +1,7 @@
 // The ops that only select values (Transpose, Slice, nearest Resize) on int8 or float32, as one
 // gather: y[i] = x[source[i]] (kernels/gather.cl). source is what the CPU op gives when run on the
-// element indices 0…n−1 of the input's shape, once per shape, so the selection is the CPU op's own.
+// element indices 0…n−1 of the input's shape, once per shape and parameter values, so the
+// selection is the CPU op's own.
 #pragma once
 
 #include <memory>
@@ -10,7 +11,9 @@
 
 namespace q8 {
 
-// Yes for an int8 or float32 input with constant parameters, else why not.
+// Yes for an int8 or float32 input, else why not. Parameters that are not constants (a Resize's
+// sizes from a Shape) are read on the host as the graph runs; a new set of values makes a new
+// selection.
 Support gather_support(const NodeView& view);
 
 std::unique_ptr<PreparedNode> create_gather(std::shared_ptr<OpenClDevice> device, const NodeView& view);
