@@ -15,7 +15,8 @@
 // registers 0–3 hold row g or g + 8, columns 4t…4t+3 or 16 + 4t…; B registers 0–1 hold column g,
 // rows 4t… or 16 + 4t…; D registers 0–3 hold row g (0, 1) or g + 8 (2, 3), columns 2t and 2t + 1.
 // spatial = 0 stores y as [rows, n]; spatial = P > 0 stores row r, column j at
-// ((r / P) · n + j) · P + r % P, the NCHW layout of a QConv whose rows im2col.cl made. Integer
+// ((r / P) · n + j) · P + r % P, the NCHW layout of a QConv whose rows im2col.cl made.
+// residual_spatial says the same of the residual, which may lie either way whatever y does. Integer
 // sums are exact (the plan builder keeps them inside int32), so y is the portable kernel's bit for
 // bit.
 #ifdef Q8_NVIDIA_PTX
@@ -82,12 +83,18 @@ inline void stage(__local char* tile, int count, __global const char* m, int row
   }
 }
 
+// Where row r, column j of a [rows, n] result lies: [rows, n] itself (spatial 0), or NCHW with P =
+// spatial positions per sample.
+inline long at_layout(int r, int j, int n, int spatial) {
+  return spatial == 0 ? (long)r * n + j : ((long)(r / spatial) * n + j) * spatial + r % spatial;
+}
+
 inline int fragment(__local const char* tile, int row, int col) { return *(__local const int*)(tile + row * Q8_MMA_STRIDE + col); }
 
 __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_mma(
     __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q,
     __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
-    __global const char* residual, float r_scale, int lo, int hi) {
+    __global const char* residual, int residual_spatial, float r_scale, int lo, int hi) {
   // The ring: x's buffers, then w's; after the last step, the accumulators' staging area.
   __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
   __local char* const xs0 = (__local char*)ring;
@@ -163,7 +170,7 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
       const int r = row0 + pass + rl, j = col0 + jl;
       const int at = row_major ? rl * Q8_MMA_ROW_STRIDE + jl : jl * Q8_MMA_COL_STRIDE + rl;
       const int4 v = vload4(0, ring + at);
-      const long index = row_major ? (long)r * n + j : ((long)(r / spatial) * n + j) * spatial + r % spatial;
+      const long index = at_layout(r, j, n, spatial);
       const bool whole = row_major ? r < rows && j + 3 < n && (n & 3) == 0 : r + 3 < rows && j < n && (spatial & 3) == 0;
       if (whole && mode != Q8_FLOAT_OUT) {
         const int4 c = row_major ? (int4)(j, j + 1, j + 2, j + 3) : (int4)(j);
@@ -171,7 +178,14 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
         const float4 m = (float4)(scale[c.x], scale[c.y], scale[c.z], scale[c.w]);
         char4 out;
         if (mode == Q8_INT8_OUT_RESIDUAL) {
-          const char4 res = vload4(0, residual + index);
+          char4 res;
+          if (residual_spatial == spatial) {
+            res = vload4(0, residual + index);
+          } else {
+            const int4 rr = row_major ? (int4)(r) : (int4)(r, r + 1, r + 2, r + 3), jj = row_major ? (int4)(j, j + 1, j + 2, j + 3) : (int4)(j);
+            res = (char4)(residual[at_layout(rr.x, jj.x, n, residual_spatial)], residual[at_layout(rr.y, jj.y, n, residual_spatial)],
+                          residual[at_layout(rr.z, jj.z, n, residual_spatial)], residual[at_layout(rr.w, jj.w, n, residual_spatial)]);
+          }
           out = (char4)(requantize_residual(tv.x, m.x, res.x, r_scale, lo, hi), requantize_residual(tv.y, m.y, res.y, r_scale, lo, hi),
                         requantize_residual(tv.z, m.z, res.z, r_scale, lo, hi), requantize_residual(tv.w, m.w, res.w, r_scale, lo, hi));
         } else {
@@ -184,8 +198,11 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
       for (int q = 0; q < 4; ++q) {
         const int rq = row_major ? r : r + q, jq = row_major ? j + q : j;
         if (rq >= rows || jq >= n) continue;
-        const long iq = row_major ? (long)rq * n + jq : ((long)(rq / spatial) * n + jq) * spatial + rq % spatial;
-        store_output(mode, y_q, y_f, iq, jq, values[q], bias_q, bias_f, scale, residual, r_scale, lo, hi);
+        const long iq = at_layout(rq, jq, n, spatial);
+        if (mode == Q8_INT8_OUT_RESIDUAL)
+          y_q[iq] = requantize_residual(values[q] + bias_q[jq], scale[jq], residual[at_layout(rq, jq, n, residual_spatial)], r_scale, lo, hi);
+        else
+          store_output(mode, y_q, y_f, iq, jq, values[q], bias_q, bias_f, scale, residual, r_scale, lo, hi);
       }
     }
   }

@@ -18,6 +18,8 @@
 
 namespace q8 {
 
+class GraphIndex;
+
 // Where host tensors live; a backend with device memory names its own.
 inline constexpr std::string_view kHostMemory = "host";
 
@@ -28,6 +30,7 @@ struct NodeView {
   std::vector<DType> input_types;                      // per input; Undefined when absent or unknown
   std::vector<std::optional<std::vector<Dim>>> input_shapes;  // per input, as declared; nullopt when unknown
   std::vector<const Tensor*> constants;                // per input: its value when constant, else nullptr
+  const GraphIndex* index = nullptr;                   // the whole graph, while the executor places and creates; may be null
 
   DType input_type(size_t i) const { return i < input_types.size() ? input_types[i] : DType::Undefined; }
   const Tensor* constant(size_t i) const { return i < constants.size() ? constants[i] : nullptr; }

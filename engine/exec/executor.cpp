@@ -10,7 +10,7 @@ namespace q8 {
 namespace {
 
 NodeView view_of(const GraphIndex& index, const ValueTypes& types, const Node& node) {
-  NodeView v{node, index.graph().opset(), {}, {}, {}};
+  NodeView v{node, index.graph().opset(), {}, {}, {}, &index};
   for (const auto& in : node.inputs) {
     const ValueInfo* declared = in.empty() ? nullptr : index.graph().declared(in);
     const Tensor* constant = in.empty() ? nullptr : index.constant(in);

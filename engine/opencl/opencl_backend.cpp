@@ -12,6 +12,7 @@
 #include "engine/ops/pooling.h"
 #include "engine/ops/window.h"
 #include "engine/opencl/args.h"
+#include "engine/opencl/channels_last.h"
 #include "engine/opencl/ops/ops.h"
 #include "engine/opencl/select.h"
 #include "engine/plan/reference/backend.h"
@@ -22,6 +23,8 @@ namespace {
 
 // The epilogue modes of kernels/requantize.cl.
 constexpr int kInt8Out = 0, kInt8OutResidual = 1, kFloatOut = 2;
+// Outputs per work-item of qconv.cl (Q8_CONV_STRIP there).
+constexpr int64_t kQConvStrip = 8;
 
 // int8 w [M, …] as [M, K] with K = the rest of its dims rounded up to a multiple of `multiple`,
 // zeros after each row's values.
@@ -30,6 +33,16 @@ Tensor padded_rows(const Tensor& w, int64_t multiple) {
   Tensor p(DType::Int8, {m, width});
   for (int64_t i = 0; i < m; ++i) std::copy(w.data<int8_t>() + i * k, w.data<int8_t>() + (i + 1) * k, p.data<int8_t>() + i * width);
   return p;
+}
+
+// Conv weights [M, C, taps…] as [M, taps, C]: the columns of a channels-last im2col.
+Tensor taps_major(const Tensor& w) {
+  const int64_t m = w.dim(0), c = w.dim(1), taps = m && c ? w.numel() / (m * c) : 0;
+  Tensor t(DType::Int8, {m, taps * c});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t tap = 0; tap < taps; ++tap) t.data<int8_t>()[(i * taps + tap) * c + ci] = w.data<int8_t>()[(i * c + ci) * taps + tap];
+  return t;
 }
 
 // A 2-D int8 tensor transposed.
@@ -80,7 +93,16 @@ class ClWeighted final : public ClNode {
     // The dp4a and mma variants read w as [N, K]: packed once here; the conv's rows padded with
     // zeros to whole 16-byte chunks (im2col.cl).
     packed_ = kernel_ == "qgemm_dp4a" || kernel_ == "qgemm_mma";
-    w_ = device_->upload(kernel_ == "qconv_mma" ? padded_rows(w, 16) : packed_ && !trans_b_ ? transposed(w) : w);
+    if (kernel_ == "qconv_mma" && view.index) {  // channels-last chains (channels_last.h)
+      const std::vector<bool> kept = channels_last_outputs(*view.index, device_->caps());
+      const auto kept_by = [&](const std::string& value) {
+        const int producer = view.index->producer(value);
+        return producer >= 0 && kept[size_t(producer)];
+      };
+      out_nhwc_ = kept_by(n.outputs[0]), in_nhwc_ = kept_by(n.inputs[0]), res_nhwc_ = n.has_input(4) && kept_by(n.inputs[4]);
+    }
+    // A channels-last input's columns are tap-major (im2col_nhwc_int8), and so are the weights.
+    w_ = device_->upload(kernel_ == "qconv_mma" ? padded_rows(in_nhwc_ ? taps_major(w) : w, 16) : packed_ && !trans_b_ ? transposed(w) : w);
     bias_ = device_->upload(*view.constant(2));
     scale_ = device_->upload(*view.constant(3));
     float_out_ = view.constant(2)->dtype() == DType::Float32;
@@ -99,18 +121,34 @@ class ClWeighted final : public ClNode {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const int mode = float_out_ ? kFloatOut : residual ? kInt8OutResidual : kInt8Out;
     const Tensor& r = residual ? *residual : bias_;  // never read unless mode says so
-    if (kernel_ == "qconv_mma") {  // im2col's rows, then the tensor-core QGemm written back as NCHW
+    if (kernel_ == "qconv_mma") {  // im2col's rows (or a channels-last x itself), then the tensor-core QGemm
       const int c = int(x.dim(1)), m = int(out_.dims[1]), k_dim = int(w_.dim(1));
-      const int rows = int(cols_.dim(0)), spatial = int(rows / std::max<int64_t>(out_.dims[0], 1));
-      const cl_kernel im2col = device_->kernel("im2col_int8");
-      set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
-      device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
+      const int64_t samples = std::max<int64_t>(out_.dims[0], 1), positions = numel(out_.dims) / samples / std::max<int64_t>(m, 1);
+      const int rows = int(samples * positions), spatial = out_nhwc_ ? 0 : int(positions);
+      if (in_nhwc_ && !direct_) {
+        const cl_kernel im2col = device_->kernel("im2col_nhwc_int8");
+        set_args(im2col, x, cols_, c, rows, geometry_);
+        device_->launch(im2col, {size_t(rows) * size_t(k_dim / 16)}, {256});  // one 16-byte chunk a work-item
+      } else if (!in_nhwc_) {
+        const cl_kernel im2col = device_->kernel("im2col_int8");
+        set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
+        device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
+      }
       const cl_kernel k = device_->kernel("qgemm_mma");
-      set_args(k, cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+      const int residual_spatial = res_nhwc_ ? 0 : int(positions);
+      set_args(k, direct_ ? x : cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial, r_scale_,
+               lo_, hi_);
       launch_mma(k, rows, m);
       return;
     }
-    if (kernel_ == "qconv" || kernel_ == "qconv_transpose") {
+    if (kernel_ == "qconv") {  // strips of kQConvStrip outputs along the last axis (qconv.cl)
+      const int c = int(x.dim(1)), m = int(out_.dims[1]), planes = int(out_.dims[0] * out_.dims[1]);
+      const cl_kernel k = device_->kernel(kernel_);
+      set_args(k, x, w_, c, m, group_, planes, geometry_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+      if (strips_ > 0) device_->launch(k, {size_t(strips_)}, {64});
+      return;
+    }
+    if (kernel_ == "qconv_transpose") {
       const int c = int(x.dim(1)), m = int(out_.dims[1]);
       const cl_kernel k = device_->kernel(kernel_);
       set_args(k, x, w_, c, m, group_, geometry_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
@@ -121,7 +159,7 @@ class ClWeighted final : public ClNode {
     const int k_dim = int(x.dim(x.rank() - 1)), n = int(out_.dims.back());
     const int rows = int(numel(out_.dims) / std::max(n, 1));
     const cl_kernel k = device_->kernel(kernel_);
-    if (kernel_ == "qgemm_mma") set_args(k, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+    if (kernel_ == "qgemm_mma") set_args(k, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, 0, r_scale_, lo_, hi_);
     else if (packed_) set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     else set_args(k, x, w_, rows, k_dim, n, trans_b_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     if (kernel_ == "qgemm_mma") launch_mma(k, rows, n);
@@ -158,11 +196,24 @@ class ClWeighted final : public ClNode {
       g[15 + a] = real ? int32_t(r.pad_begin[i]) : 0;
     }
     geometry_ = device_->upload(Tensor::from_vector<int32_t>({18}, g));
+    if (kernel_ == "qconv") {  // qconv.cl indexes strips and an input plane with int
+      const int64_t width = g[5], strips = (width + kQConvStrip - 1) / kQConvStrip;
+      strips_ = numel(out_.dims) / std::max<int64_t>(width, 1) * strips;
+      check(strips_ < std::numeric_limits<int32_t>::max() - 64 && int64_t(g[0]) * g[1] * g[2] < std::numeric_limits<int32_t>::max(),
+            name_ + ": too large for the OpenCL QConv kernel (2^31 strips of outputs, or an input plane of 2^31 values)");
+    }
     if (kernel_ == "qconv_mma") {  // im2col's rows: [N · P, C · taps], kept while the shape holds
       int64_t positions = 1;
-      for (int64_t o : r.output) positions *= o;
+      bool identity = true;  // a 1 × 1 window at stride 1 without pads: x's positions are the rows
+      for (size_t i = 0; i < r.output.size(); ++i) {
+        positions *= r.output[i];
+        identity = identity && r.kernel[i] == 1 && r.strides[i] == 1 && r.pad_begin[i] == 0 && r.output[i] == in_spatial[i];
+      }
+      direct_ = in_nhwc_ && identity;
       const Dims cols = {inputs[0].dims[0] * positions, w_.dim(1)};
-      if (cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
+      check(!in_nhwc_ || cols[0] * (cols[1] / 16) < std::numeric_limits<int32_t>::max(),
+            name_ + ": too large for the OpenCL channels-last im2col (2^31 chunks)");
+      if (!direct_ && cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
     }
   }
 
@@ -174,6 +225,9 @@ class ClWeighted final : public ClNode {
   std::vector<int64_t> output_padding_, output_shape_;
   Dims w_dims_;
   Tensor w_, bias_, scale_, geometry_, cols_;
+  int64_t strips_ = 0;
+  bool in_nhwc_ = false, out_nhwc_ = false, res_nhwc_ = false;  // channels-last input, output, residual
+  bool direct_ = false;                                          // x read as the rows themselves
 };
 
 // kernels/binary.cl's broadcast layout: output dims, then a's and b's strides, over 6 axes aligned

@@ -287,6 +287,18 @@ std::vector<WeightedCase> weighted_cases() {
     if (i % 9 == 5) k.lo = 0, k.hi = 60;        // Clip(0, 6) at scale 0.1
     cases.push_back(k);
   }
+  // Depthwise and grouped convs over rows several strips wide (qconv.cl's 8 outputs a work-item),
+  // strides and dilations reaching past both edges, as MobileNets and dilated detectors use them.
+  for (int i = 0; i < 4; ++i) {
+    WeightedCase k;
+    k.group = k.c = k.m = i < 2 ? 12 : 4;
+    if (i >= 2) k.c = k.m = 32;  // 8 channels in, 8 out per group
+    k.n = 2, k.in = {i % 2 ? 12 : 9, i % 2 ? 41 : 37}, k.kernel = {3, 3};
+    k.strides = {1 + i % 2, 1 + i % 2}, k.dilations = {1 + i / 2, 1 + i / 2};
+    k.pads = {k.dilations[0], k.dilations[1], k.dilations[0], k.dilations[1]};
+    k.residual = i == 1, k.float_out = i == 2, k.ties = i == 3, k.lo = i == 0 ? 0 : -128;
+    cases.push_back(k);
+  }
   // QGemm: K and N odd and around 16/32/64-wide tiles, transB both ways, ties, |acc| > 2^24.
   for (int64_t kk : {1, 3, 15, 16, 17, 33, 127}) {
     for (bool trans : {false, true}) {
