@@ -52,3 +52,49 @@ __kernel void qconv(__global const char* x, __global const char* w, int c, int m
   for (int t = 0; t < Q8_CONV_STRIP && ox0 + t < out_w; ++t)
     store_output(mode, y_q, y_f, first + t, oc, acc[t], bias_q, bias_f, scale, residual, r_scale, lo, hi);
 }
+
+// Depthwise QConv (group = C = M, 2 spatial axes, int8 out) where its input or its output is
+// channels-last (engine/opencl/channels_last.h): each work-item computes 16 neighbouring channels
+// of one output position. w is packed at create as [taps, C]; C is a multiple of 16, so every
+// 16-byte access below is aligned (buffers are aligned far more). A channels-last side moves 16
+// bytes per load or store (x [N, H, W, C], y [N, OH, OW, C]); an NCHW side one byte per channel.
+// Work-items: output positions, then 16-channel chunks fastest.
+__kernel void qconv_depthwise_nhwc(__global const char* x, __global const char* w_tc, int c, int in_nhwc, int out_nhwc, int count,
+                                   __global const int* geometry, __global char* y_q, __global const int* bias_q,
+                                   __global const float* scale, int lo, int hi) {
+  const int id = get_global_id(0);
+  if (id >= count) return;
+  const int in_h = geometry[1], in_w = geometry[2], out_h = geometry[4], out_w = geometry[5], k_h = geometry[7], k_w = geometry[8];
+  const int chunks = c / 16, pos = id / chunks, c0 = (id % chunks) * 16, out_size = out_h * out_w;
+  const int s = pos / out_size, o = pos % out_size, oy = o / out_w, ox = o % out_w;
+  const int y0 = oy * geometry[10] - geometry[16], x0 = ox * geometry[11] - geometry[17];
+  int16 acc = (int16)(0);
+  for (int b = 0; b < k_h; ++b) {
+    const int iy = y0 + b * geometry[13];
+    if (iy < 0 || iy >= in_h) continue;
+    for (int e = 0; e < k_w; ++e) {
+      const int ix = x0 + e * geometry[14];
+      if (ix < 0 || ix >= in_w) continue;
+      char16 xv;
+      if (in_nhwc) {  // 16-byte aligned: c0 and c are multiples of 16
+        xv = as_char16(*(__global const int4*)(x + (((long)s * in_h + iy) * in_w + ix) * c + c0));
+      } else {
+        char* lanes = (char*)&xv;
+        for (int i = 0; i < 16; ++i) lanes[i] = x[(((long)s * c + c0 + i) * in_h + iy) * in_w + ix];
+      }
+      acc += convert_int16(xv) * convert_int16(as_char16(*(__global const int4*)(w_tc + (b * k_w + e) * c + c0)));
+    }
+  }
+  const int16 t = acc + *(__global const int16*)(bias_q + c0);
+  const float16 m = *(__global const float16*)(scale + c0);
+  const int* tl = (const int*)&t;
+  const float* ml = (const float*)&m;
+  char16 out;
+  char* ol = (char*)&out;
+  for (int i = 0; i < 16; ++i) ol[i] = requantize(tl[i], ml[i], lo, hi);
+  if (out_nhwc) {
+    *(__global int4*)(y_q + (long)pos * c + c0) = as_int4(out);
+  } else {
+    for (int i = 0; i < 16; ++i) y_q[((long)s * c + c0 + i) * out_size + o] = ol[i];
+  }
+}

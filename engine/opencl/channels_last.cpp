@@ -7,39 +7,55 @@ namespace q8 {
 namespace {
 
 // A QConv of int8 output that the device runs on its tensor cores.
-bool mma_conv(const Node& n, const GraphIndex& index, const DeviceCaps& caps) {
-  if (n.domain != kInt8Domain || n.op_type != "QConv" || n.inputs.size() < 4 || n.outputs.size() != 1) return false;
+// Its weights, where n is a QConv of int8 output with constant weights and bias.
+const Tensor* int8_conv_weights(const Node& n, const GraphIndex& index) {
+  if (n.domain != kInt8Domain || n.op_type != "QConv" || n.inputs.size() < 4 || n.outputs.size() != 1) return nullptr;
   const Tensor* w = index.constant(n.inputs[1]);
   const Tensor* bias = index.constant(n.inputs[2]);
-  if (!w || !bias || w->rank() < 3 || bias->dtype() != DType::Int32 || w->dim(0) == 0 || w->dim(1) == 0) return false;
-  const int64_t taps = w->numel() / (w->dim(0) * w->dim(1));
-  return select_conv(w->dim(1), taps, n.attr_int("group", 1), caps) == "qconv_mma";
+  if (!w || !bias || w->rank() < 3 || bias->dtype() != DType::Int32 || w->dim(0) == 0 || w->dim(1) == 0) return nullptr;
+  return w;
 }
+
+bool mma_conv(const Node& n, const GraphIndex& index, const DeviceCaps& caps) {
+  const Tensor* w = int8_conv_weights(n, index);
+  return w && select_conv(w->dim(1), w->numel() / (w->dim(0) * w->dim(1)), n.attr_int("group", 1), caps) == "qconv_mma";
+}
+
+}  // namespace
+
+bool channels_last_depthwise(const Node& n, const GraphIndex& index) {
+  const Tensor* w = int8_conv_weights(n, index);
+  return w && w->rank() == 4 && w->dim(1) == 1 && n.attr_int("group", 1) == w->dim(0) && w->dim(0) % 16 == 0 && !n.has_input(4);
+}
+
+namespace {
 
 }  // namespace
 
 std::vector<bool> channels_last_outputs(const GraphIndex& index, const DeviceCaps& caps) {
   const Graph& graph = index.graph();
   const size_t count = graph.nodes.size();
-  std::vector<bool> mma(count), kept(count, false);
-  for (size_t i = 0; i < count; ++i) mma[i] = mma_conv(graph.nodes[i], index, caps);
+  std::vector<bool> mma(count), depthwise(count), kept(count, false);
+  for (size_t i = 0; i < count; ++i)
+    mma[i] = mma_conv(graph.nodes[i], index, caps), depthwise[i] = channels_last_depthwise(graph.nodes[i], index);
   // Every reader is a tensor-core conv reading the value as x (C a multiple of 16) or as its
-  // residual (qgemm_mma reads a residual in either layout, whatever its output's).
+  // residual (qgemm_mma reads a residual in either layout, whatever its output's), or a depthwise
+  // conv that qconv_depthwise_nhwc runs, reading it as x.
   for (size_t i = 0; i < count; ++i) {
-    if (!mma[i]) continue;
+    if (!mma[i] && !depthwise[i]) continue;
     const std::string& out = graph.nodes[i].outputs[0];
     const std::vector<int>& readers = index.readers(out);
     bool ok = !out.empty() && !index.is_graph_output(out) && !readers.empty();
     for (int r : readers) {
       const Node& reader = graph.nodes[size_t(r)];
-      if (!ok || !mma[size_t(r)]) {
+      if (!ok || (!mma[size_t(r)] && !depthwise[size_t(r)])) {
         ok = false;
         break;
       }
       for (size_t k = 0; k < reader.inputs.size(); ++k) {
         if (reader.inputs[k] != out) continue;
-        const bool as_x = k == 0 && index.constant(reader.inputs[1])->dim(1) % 16 == 0;
-        ok = ok && (as_x || k == 4);
+        const bool as_x = k == 0 && (depthwise[size_t(r)] || index.constant(reader.inputs[1])->dim(1) % 16 == 0);
+        ok = ok && (as_x || (k == 4 && mma[size_t(r)]));
       }
     }
     kept[i] = ok;

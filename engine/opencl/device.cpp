@@ -121,16 +121,32 @@ OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceC
   build();
 }
 
-void OpenClDevice::build() {
+cl_program OpenClDevice::build_for(const MmaTile& tile) {
   // IEEE arithmetic: no -cl-fast-relaxed-math, no -cl-mad-enable (docs/opencl.md).
   const std::string identity = caps_.platform + '\0' + caps_.name + '\0' + caps_.vendor + '\0' + caps_.driver + '\0' + caps_.version;
   try {
-    program_ = build_program(context_, device_, program_source(), "-cl-std=CL1.2" + program_defines(caps_, mma_tile_.tile), identity,
-                             opencl_cache_dir())
-                   .program;
+    return build_program(context_, device_, program_source(), "-cl-std=CL1.2" + program_defines(caps_, tile), identity, opencl_cache_dir())
+        .program;
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + " (device " + caps_.name + ")");
   }
+}
+
+void OpenClDevice::build() { program_ = build_for(mma_tile_.tile); }
+
+cl_kernel OpenClDevice::mma_kernel(const MmaTile& tile) {
+  if (tile == mma_tile()) return kernel("qgemm_mma");
+  const std::string name = "qgemm_mma " + tile.name();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
+  check_mma_tile(tile, caps_);
+  cl_program& program = tile_programs_[tile.name()];
+  if (!program) program = build_for(tile);
+  cl_int status = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(program, "qgemm_mma", &status);
+  cl_check(status, "OpenCL kernel " + name);
+  kernel_names_[k] = name;
+  return kernels_[name] = k;
 }
 
 void OpenClDevice::use_mma_tile(const MmaTile& tile) {
@@ -141,11 +157,13 @@ void OpenClDevice::use_mma_tile(const MmaTile& tile) {
   clReleaseProgram(program_);
   program_ = nullptr;
   mma_tile_ = {tile, "set by the caller"};
+  mma_tile_fixed_ = true;
   build();
 }
 
 OpenClDevice::~OpenClDevice() {
   for (auto& [name, k] : kernels_) clReleaseKernel(k);
+  for (auto& [name, p] : tile_programs_) clReleaseProgram(p);
   if (program_) clReleaseProgram(program_);
   if (queue_) clReleaseCommandQueue(queue_);
   if (context_) clReleaseContext(context_);

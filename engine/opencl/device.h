@@ -53,10 +53,15 @@ class OpenClDevice {
   const MmaTile& mma_tile() const { return mma_tile_.tile; }
   const std::string& mma_tile_source() const { return mma_tile_.source; }
   // Builds the program again with another tile (`q8 tune`); kernels taken before are released.
+  // From then on every tensor-core QGemm runs with that tile (mma_tile_fixed), whatever its shape.
   void use_mma_tile(const MmaTile& tile);
+  bool mma_tile_fixed() const { return mma_tile_fixed_; }
   // The memory name placement reports: "opencl:0".
   const std::string& memory_name() const { return memory_name_; }
   cl_kernel kernel(const std::string& name);
+  // qgemm_mma built for `tile`: the program's own where tile is mma_tile(), else from a program
+  // built for that tile once (on first use), its kernel named "qgemm_mma TILE" in timings.
+  cl_kernel mma_kernel(const MmaTile& tile);
   // For libraries that enqueue on the same device (CLBlast).
   cl_device_id device() const { return device_; }
   cl_context context() const { return context_; }
@@ -83,6 +88,7 @@ class OpenClDevice {
   OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceCaps caps, int index);
   // Builds program_ for caps_ and mma_tile_.
   void build();
+  cl_program build_for(const MmaTile& tile);
 
   cl_device_id device_ = nullptr;
   cl_context context_ = nullptr;
@@ -90,6 +96,7 @@ class OpenClDevice {
   cl_program program_ = nullptr;
   DeviceCaps caps_;
   TunedTile mma_tile_;
+  bool mma_tile_fixed_ = false;
   std::string memory_name_;
   std::mutex mutex_;
   // Buffers of dead tensors, by size, for the next allocation of that size: on NVIDIA, releasing
@@ -103,6 +110,7 @@ class OpenClDevice {
   };
   std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
   std::map<std::string, cl_kernel> kernels_;
+  std::map<std::string, cl_program> tile_programs_;  // by tile name: qgemm_mma at other tiles (mma_kernel)
   std::map<cl_kernel, std::string> kernel_names_;
   enum class Command { Kernel, Upload, Download };
   struct Timed {

@@ -93,7 +93,8 @@ class ClWeighted final : public ClNode {
     // The dp4a and mma variants read w as [N, K]: packed once here; the conv's rows padded with
     // zeros to whole 16-byte chunks (im2col.cl).
     packed_ = kernel_ == "qgemm_dp4a" || kernel_ == "qgemm_mma";
-    if (kernel_ == "qconv_mma" && view.index) {  // channels-last chains (channels_last.h)
+    const bool depthwise = kernel_ == "qconv" && view.index && channels_last_depthwise(n, *view.index);
+    if ((kernel_ == "qconv_mma" || depthwise) && view.index) {  // channels-last chains (channels_last.h)
       const std::vector<bool> kept = channels_last_outputs(*view.index, device_->caps());
       const auto kept_by = [&](const std::string& value) {
         const int producer = view.index->producer(value);
@@ -101,8 +102,12 @@ class ClWeighted final : public ClNode {
       };
       out_nhwc_ = kept_by(n.outputs[0]), in_nhwc_ = kept_by(n.inputs[0]), res_nhwc_ = n.has_input(4) && kept_by(n.inputs[4]);
     }
-    // A channels-last input's columns are tap-major (im2col_nhwc_int8), and so are the weights.
-    w_ = device_->upload(kernel_ == "qconv_mma" ? padded_rows(in_nhwc_ ? taps_major(w) : w, 16) : packed_ && !trans_b_ ? transposed(w) : w);
+    if (depthwise && (in_nhwc_ || out_nhwc_)) kernel_ = "qconv_depthwise_nhwc";
+    // A channels-last input's columns are tap-major (im2col_nhwc_int8), and so are the weights;
+    // the channels-last depthwise kernel reads them as [taps, C].
+    if (kernel_ == "qconv_mma") w_ = device_->upload(padded_rows(in_nhwc_ ? taps_major(w) : w, 16));
+    else if (kernel_ == "qconv_depthwise_nhwc") w_ = device_->upload(transposed(w.reshaped({w.dim(0), w.numel() / w.dim(0)})));
+    else w_ = device_->upload(packed_ && !trans_b_ ? transposed(w) : w);
     bias_ = device_->upload(*view.constant(2));
     scale_ = device_->upload(*view.constant(3));
     float_out_ = view.constant(2)->dtype() == DType::Float32;
@@ -134,11 +139,9 @@ class ClWeighted final : public ClNode {
         set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
         device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
       }
-      const cl_kernel k = device_->kernel("qgemm_mma");
       const int residual_spatial = res_nhwc_ ? 0 : int(positions);
-      set_args(k, direct_ ? x : cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial, r_scale_,
-               lo_, hi_);
-      launch_mma(k, rows, m);
+      launch_mma(rows, m, direct_ ? x : cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial,
+                 r_scale_, lo_, hi_);
       return;
     }
     if (kernel_ == "qconv") {  // strips of kQConvStrip outputs along the last axis (qconv.cl)
@@ -146,6 +149,13 @@ class ClWeighted final : public ClNode {
       const cl_kernel k = device_->kernel(kernel_);
       set_args(k, x, w_, c, m, group_, planes, geometry_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
       if (strips_ > 0) device_->launch(k, {size_t(strips_)}, {64});
+      return;
+    }
+    if (kernel_ == "qconv_depthwise_nhwc") {  // 16 channels of one position a work-item (qconv.cl)
+      const int c = int(x.dim(1)), in_nhwc = in_nhwc_, out_nhwc = out_nhwc_, count = int(chunks_);
+      const cl_kernel k = device_->kernel(kernel_);
+      set_args(k, x, w_, c, in_nhwc, out_nhwc, count, geometry_, out[0], bias_, scale_, lo_, hi_);
+      if (count > 0) device_->launch(k, {size_t(count)}, {64});
       return;
     }
     if (kernel_ == "qconv_transpose") {
@@ -158,23 +168,29 @@ class ClWeighted final : public ClNode {
     }
     const int k_dim = int(x.dim(x.rank() - 1)), n = int(out_.dims.back());
     const int rows = int(numel(out_.dims) / std::max(n, 1));
+    if (kernel_ == "qgemm_mma") {
+      launch_mma(rows, n, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, 0, r_scale_, lo_, hi_);
+      return;
+    }
     const cl_kernel k = device_->kernel(kernel_);
-    if (kernel_ == "qgemm_mma") set_args(k, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, 0, r_scale_, lo_, hi_);
-    else if (packed_) set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
+    if (packed_) set_args(k, x, w_, rows, k_dim, n, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
     else set_args(k, x, w_, rows, k_dim, n, trans_b_, mode, out[0], out[0], bias_, bias_, scale_, r, r_scale_, lo_, hi_);
-    if (kernel_ == "qgemm_mma") launch_mma(k, rows, n);
-    else device_->launch(k, {size_t(n), size_t(rows)});
+    device_->launch(k, {size_t(n), size_t(rows)});
   }
 
  private:
-  // One work-group per tile of y ([rows, cols]), the device's.
-  void launch_mma(cl_kernel k, int rows, int cols) {
-    const MmaTile& tile = device_->mma_tile();
+  // qgemm_mma with the tile select_mma_tile picks for [rows, cols] (the device's own where the
+  // caller fixed it): one work-group per tile of y. The arguments are set on the kernel that runs.
+  template <typename... Args>
+  void launch_mma(int rows, int cols, const Args&... args) {
+    const MmaTile tile = device_->mma_tile_fixed() ? device_->mma_tile() : select_mma_tile(rows, cols, device_->mma_tile(), device_->caps());
+    const cl_kernel k = device_->mma_kernel(tile);
+    set_args(k, args...);
     const size_t groups_n = size_t((cols + tile.cols - 1) / tile.cols), groups_m = size_t((rows + tile.rows - 1) / tile.rows);
     device_->launch(k, {groups_n * size_t(tile.threads()), groups_m}, {size_t(tile.threads()), 1});
   }
 
-  bool windowed() const { return kernel_ == "qconv" || kernel_ == "qconv_mma" || kernel_ == "qconv_transpose"; }
+  bool windowed() const { return kernel_ == "qconv" || kernel_ == "qconv_mma" || kernel_ == "qconv_transpose" || kernel_ == "qconv_depthwise_nhwc"; }
 
   void prepare(const std::vector<TensorDesc>& inputs) override {
     if (!windowed()) return;
@@ -202,6 +218,10 @@ class ClWeighted final : public ClNode {
       check(strips_ < std::numeric_limits<int32_t>::max() - 64 && int64_t(g[0]) * g[1] * g[2] < std::numeric_limits<int32_t>::max(),
             name_ + ": too large for the OpenCL QConv kernel (2^31 strips of outputs, or an input plane of 2^31 values)");
     }
+    if (kernel_ == "qconv_depthwise_nhwc") {
+      chunks_ = numel(out_.dims) / 16;
+      check(chunks_ < std::numeric_limits<int32_t>::max() - 64, name_ + ": too large for the OpenCL depthwise kernel (2^31 chunks)");
+    }
     if (kernel_ == "qconv_mma") {  // im2col's rows: [N · P, C · taps], kept while the shape holds
       int64_t positions = 1;
       bool identity = true;  // a 1 × 1 window at stride 1 without pads: x's positions are the rows
@@ -225,7 +245,7 @@ class ClWeighted final : public ClNode {
   std::vector<int64_t> output_padding_, output_shape_;
   Dims w_dims_;
   Tensor w_, bias_, scale_, geometry_, cols_;
-  int64_t strips_ = 0;
+  int64_t strips_ = 0, chunks_ = 0;  // qconv's work-items; qconv_depthwise_nhwc's
   bool in_nhwc_ = false, out_nhwc_ = false, res_nhwc_ = false;  // channels-last input, output, residual
   bool direct_ = false;                                          // x read as the rows themselves
 };

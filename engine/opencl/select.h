@@ -27,6 +27,14 @@ std::string program_defines(const DeviceCaps& caps, const MmaTile& tile = kMmaTi
 // [N, K]), else "qgemm" (portable).
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps);
 
+// The tile a tensor-core QGemm of [rows, n] runs with: the device's, or kSmallMmaTile where the
+// device's would leave half its columns empty (n ≤ cols / 2) or give fewer work-groups than the
+// device has compute units (small grids: the 7 × 7 layers of a ResNet at batch 64, batch 1), and
+// the small tile is another. A pure function of the shape, the device's tile and its compute
+// units (docs/opencl.md, "Tuning", has the measurements behind the two thresholds).
+inline constexpr MmaTile kSmallMmaTile{64, 64, 2, 2, 64, 3};
+MmaTile select_mma_tile(int64_t rows, int64_t n, const MmaTile& device_tile, const DeviceCaps& caps);
+
 // QConv: "qconv_mma" (im2col.cl's rows, then qgemm_mma) on the devices where select_gemm takes the
 // tensor cores, for convs of one group with K = C · taps ≥ 8 (im2col pads K with zeros to whole
 // steps: at K = 16 or 27 half the products are zeros, and still far faster than the portable

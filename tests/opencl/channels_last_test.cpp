@@ -2,7 +2,13 @@
 // nodes built by hand; the answer is checked node by node against the rule in channels_last.h.
 #include "engine/opencl/channels_last.h"
 
+#include <random>
+
 #include <gtest/gtest.h>
+
+#include "engine/exec/executor.h"
+#include "engine/opencl/opencl_backend.h"
+#include "engine/plan/reference/backend.h"
 
 namespace q8 {
 namespace {
@@ -68,11 +74,22 @@ TEST(OpenClChannelsLast, EveryReaderMustBeATensorCoreConvReadingWholeChunks) {
   cg.add("a", "input", 16, 32);
   cg.add("b", "a", 32, 24);
   cg.reader("MaxPool", "a", "pool");  // a second reader that is not a conv
-  cg.add("c", "b", 24, 32);           // reads b with C = 24: not whole 16-byte chunks
-  cg.add("d", "c", 32, 32, 3, "", 32);  // depthwise: the portable kernel
+  cg.add("c", "b", 24, 32);             // reads b with C = 24: not whole 16-byte chunks
+  cg.add("d", "c", 32, 32, 3, "", 2);    // grouped, not depthwise: the portable kernel
   cg.add("e", "d", 32, 32);
   cg.output("pool"), cg.output("e");
   EXPECT_EQ(cg.kept(hopper()), Names{});
+}
+
+TEST(OpenClChannelsLast, DepthwiseConvsOfWholeChunksReadAndWriteIt) {
+  ConvGraph cg;
+  cg.add("a", "input", 16, 32);          // expand
+  cg.add("b", "a", 32, 32, 3, "", 32);   // depthwise, C = 32
+  cg.add("c", "b", 32, 24);              // project
+  cg.add("d", "c", 24, 24, 3, "", 24);   // depthwise, C = 24: not whole chunks
+  cg.add("e", "d", 24, 32);
+  cg.output("e");
+  EXPECT_EQ(cg.kept(hopper()), (Names{"a", "b"}));
 }
 
 TEST(OpenClChannelsLast, AResidualIsReadInEitherLayout) {
@@ -97,6 +114,55 @@ TEST(OpenClChannelsLast, NoneWithoutTensorCores) {
   pocl.platform = "Portable Computing Language";
   EXPECT_EQ(cg.kept(pocl), Names{});
   EXPECT_EQ(cg.kept(hopper()), Names{"a"});
+}
+
+// Depthwise convs reading each other's outputs run channels-last on any device (the rule needs no
+// tensor cores): NCHW in and channels-last out, channels-last both ways, channels-last in and NCHW
+// out. The executor's outputs through OpenCL must be the integer reference's, byte for byte.
+TEST(OpenClChannelsLast, DepthwiseChainsGiveTheReferencesBytes) {
+  if (list_devices().empty()) GTEST_SKIP() << "no OpenCL device";
+  std::mt19937 rng(7);
+  Graph g;
+  const int64_t c = 32;
+  g.inputs.push_back(ValueInfo{"input", DType::Int8, std::nullopt});
+  struct Layer {
+    int64_t kernel, stride, dilation, pad;
+  };
+  const Layer layers[] = {{3, 1, 1, 1}, {3, 2, 1, 1}, {5, 1, 2, 3}};
+  std::string x = "input";
+  for (size_t i = 0; i < 3; ++i) {
+    const Layer& l = layers[i];
+    const std::string out = "dw" + std::to_string(i);
+    Tensor w(DType::Int8, {c, 1, l.kernel, l.kernel}), b(DType::Int32, {c}), m(DType::Float32, {c});
+    for (int8_t& v : w.values<int8_t>()) v = int8_t(int(rng() % 255) - 127);
+    for (int32_t& v : b.values<int32_t>()) v = int32_t(rng() % 2001) - 1000;
+    for (float& v : m.values<float>()) v = 0.0005f + float(rng() % 1000) * 0.00001f;
+    g.initializers[out + ".w"] = w, g.initializers[out + ".b"] = b, g.initializers[out + ".s"] = m;
+    Node n;
+    n.name = out, n.op_type = "QConv", n.domain = kInt8Domain;
+    n.inputs = {x, out + ".w", out + ".b", out + ".s"}, n.outputs = {out};
+    n.attributes["group"] = Attribute::of_int(c);
+    n.attributes["strides"] = Attribute::of_ints({l.stride, l.stride});
+    n.attributes["dilations"] = Attribute::of_ints({l.dilation, l.dilation});
+    n.attributes["pads"] = Attribute::of_ints({l.pad, l.pad, l.pad, l.pad});
+    n.attributes["lo"] = Attribute::of_int(i == 0 ? 0 : -128), n.attributes["hi"] = Attribute::of_int(127);
+    g.nodes.push_back(n);
+    x = out;
+  }
+  g.outputs.push_back(ValueInfo{x, DType::Int8, std::nullopt});
+  {
+    const GraphIndex index(g);
+    EXPECT_EQ(channels_last_outputs(index, DeviceCaps{}), (std::vector<bool>{true, true, false}));
+  }
+  Tensor input(DType::Int8, {2, c, 13, 11});
+  for (int8_t& v : input.values<int8_t>()) v = int8_t(int(rng() % 256) - 128);
+  Executor reference(g, BackendList{&int8_reference_backend()});
+  Executor opencl(g, BackendList{&opencl_backend(0), &int8_reference_backend()});
+  for (size_t i = 0; i < g.nodes.size(); ++i) ASSERT_EQ(opencl.placement()[i], "opencl") << g.nodes[i].name;
+  const Tensor want = reference.run({{"input", input}}).at(x), got = opencl.run({{"input", input}}).at(x);
+  ASSERT_EQ(got.dims(), want.dims());
+  for (int64_t i = 0; i < want.numel(); ++i)
+    ASSERT_EQ(int(got.data<int8_t>()[i]), int(want.data<int8_t>()[i])) << "first difference at index " << i;
 }
 
 }  // namespace

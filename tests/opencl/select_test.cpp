@@ -56,5 +56,21 @@ TEST(Select, TensorCoresFromSm80WhereKHoldsA32WideStep) {
   EXPECT_EQ(select_gemm(1027, 64, pretend), "qgemm");
 }
 
+TEST(Select, TheSmallTileWhereTheDevicesWouldBeHalfEmptyOrLeaveUnitsIdle) {
+  DeviceCaps h100 = nvidia();
+  h100.nv_sm = 90, h100.compute_units = 132;
+  const MmaTile big{128, 128, 2, 4, 64, 2};
+  ASSERT_NE(kSmallMmaTile, big);
+  EXPECT_EQ(select_mma_tile(4096, 4096, big, h100), big);
+  EXPECT_EQ(select_mma_tile(200704, 256, big, h100), big);           // 1 × 1 from 64 to 256 at 56 × 56, batch 64
+  EXPECT_EQ(select_mma_tile(200704, 64, big, h100), kSmallMmaTile);  // 64 outputs: half of each 128-wide tile empty
+  EXPECT_EQ(select_mma_tile(200704, 65, big, h100), big);
+  EXPECT_EQ(select_mma_tile(3136, 512, big, h100), kSmallMmaTile);   // 7 × 7 at batch 64: 100 work-groups for 132 units
+  EXPECT_EQ(select_mma_tile(12544, 256, big, h100), big);            // 14 × 14 at batch 64: 196
+  EXPECT_EQ(select_mma_tile(3136, 2048, big, h100), big);            // 400
+  EXPECT_EQ(select_mma_tile(49, 2048, big, h100), kSmallMmaTile);    // batch 1
+  EXPECT_EQ(select_mma_tile(4096, 4096, kSmallMmaTile, h100), kSmallMmaTile);
+}
+
 }  // namespace
 }  // namespace q8
