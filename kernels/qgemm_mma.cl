@@ -7,9 +7,10 @@
 // apart so that a warp's fragment reads hit 32 different banks, and each warp then runs
 // BK / 32 · (BM / WARPS_M / 16) · (BN / WARPS_N / 8) mma on its part. Q8_MMA_STAGES buffers form
 // a ring: while the warps multiply one step, the next STAGES − 1 steps' tiles are on their way,
-// by cp.async where K is a multiple of 16 (plain loads and stores otherwise). One barrier per
-// step: the buffer a step refills is the one every warp finished with before it. The epilogue
-// goes through the ring too, a pass of rows at a time, so that the stores are coalesced.
+// by cp.async where K is a multiple of 16 (plain loads and stores otherwise), read back into
+// fragments by ldmatrix. One barrier per step: the buffer a step refills is the one every warp
+// finished with before it. The epilogue goes through the ring too, a pass of rows at a time, so
+// that the stores are coalesced.
 // Operands past rows, n or k read as 0.
 // Fragments as the PTX ISA lays them out for m16n8k32 with 8-bit operands (lane = 4·g + t): A
 // registers 0–3 hold row g or g + 8, columns 4t…4t+3 or 16 + 4t…; B registers 0–1 hold column g,
@@ -91,12 +92,64 @@ inline long at_layout(int r, int j, int n, int spatial) {
 
 inline int fragment(__local const char* tile, int row, int col) { return *(__local const int*)(tile + row * Q8_MMA_STRIDE + col); }
 
-__kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_mma(
-    __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q,
-    __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
-    __global const char* residual, int residual_spatial, float r_scale, int lo, int hi) {
-  // The ring: x's buffers, then w's; after the last step, the accumulators' staging area.
-  __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
+// ldmatrix.sync.aligned.m8n8.x4.shared.b16: four 8 × 8 b16 (8 × 16-byte) matrices, p this lane's row.
+inline void ldmatrix_x4(__local const char* p, int* r0, int* r1, int* r2, int* r3) {
+  int v0, v1, v2, v3;
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];" : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3) : "r"((uint)(size_t)p));
+  *r0 = v0, *r1 = v1, *r2 = v2, *r3 = v3;
+}
+
+// Implicit im2col (qconv_implicit_mma): the rows of x are a 2-D conv's windows over a channels-last
+// input ([N, H, W, C], C a multiple of 16, columns tap-major as im2col_nhwc_int8 makes them), read
+// straight from it into the ring. A work-item stages the same chunks (rows, 16-byte columns) at
+// every step, so each chunk's window corner is worked out once, and its tap and channel advance
+// by BK a step; a chunk in the padding or past the rows is filled with zeros by cp.async.
+#define Q8_MMA_A_PER ((Q8_MMA_CHUNKS * Q8_MMA_BM + Q8_MMA_THREADS - 1) / Q8_MMA_THREADS)
+typedef struct {
+  long base[Q8_MMA_A_PER];                                 // the sample's first byte; −1 past the rows
+  int y0[Q8_MMA_A_PER], x0[Q8_MMA_A_PER];                  // the window's corner, maybe in the padding
+  int b[Q8_MMA_A_PER], e[Q8_MMA_A_PER], ci[Q8_MMA_A_PER];  // the next step's tap row, tap column, channel
+} ImplicitRows;
+
+// geometry as qconv.cl's (one spatial axis of depth); c the input's channels.
+inline void implicit_rows(ImplicitRows* s, __global const int* geometry, int c, int row0, int rows, int tid) {
+  const int in_h = geometry[1], in_w = geometry[2], out_w = geometry[5], k_w = geometry[8], out_size = geometry[4] * out_w;
+  for (int i = 0; i < Q8_MMA_A_PER; ++i) {
+    const int chunk = tid + i * Q8_MMA_THREADS, r = row0 + chunk / Q8_MMA_CHUNKS, col = (chunk % Q8_MMA_CHUNKS) * 16;
+    const int sample = r / out_size, o = r % out_size, tap = col / c;
+    s->base[i] = chunk < Q8_MMA_CHUNKS * Q8_MMA_BM && r < rows ? (long)sample * in_h * in_w * c : -1;
+    s->y0[i] = (o / out_w) * geometry[10] - geometry[16];
+    s->x0[i] = (o % out_w) * geometry[11] - geometry[17];
+    s->b[i] = tap / k_w, s->e[i] = tap % k_w, s->ci[i] = col % c;
+  }
+}
+
+// The next step's x tile (the steps come in order), then each chunk's tap and channel BK further.
+inline void stage_implicit(__local char* tile, ImplicitRows* s, __global const char* x, __global const int* geometry, int c, int tid) {
+  const int in_h = geometry[1], in_w = geometry[2], k_h = geometry[7], k_w = geometry[8], dy = geometry[13], dx = geometry[14];
+  for (int i = 0; i < Q8_MMA_A_PER; ++i) {
+    const int chunk = tid + i * Q8_MMA_THREADS;
+    if (chunk >= Q8_MMA_CHUNKS * Q8_MMA_BM) break;
+    __local char* dst = tile + (chunk / Q8_MMA_CHUNKS) * Q8_MMA_STRIDE + (chunk % Q8_MMA_CHUNKS) * 16;
+    const int iy = s->y0[i] + s->b[i] * dy, ix = s->x0[i] + s->e[i] * dx;
+    const bool inside = s->base[i] >= 0 && s->b[i] < k_h && iy >= 0 && iy < in_h && ix >= 0 && ix < in_w;
+    const __global char* src = inside ? x + s->base[i] + ((long)iy * in_w + ix) * c + s->ci[i] : x;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((uint)(size_t)dst), "l"(src), "r"(inside ? 16 : 0) : "memory");
+    int ci = s->ci[i] + Q8_MMA_BK, e = s->e[i], b = s->b[i];
+    while (ci >= c) {
+      ci -= c;
+      if (++e == k_w) e = 0, ++b;
+    }
+    s->ci[i] = ci, s->e[i] = e, s->b[i] = b;
+  }
+}
+
+// The kernels' body: y = x · w_nkᵀ through the ring, with x's rows staged from x as [rows, k], or,
+// where geometry is given, from a channels-last conv input (implicit im2col, c its channels).
+inline void mma_body(__local int* ring, __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode,
+                     __global char* y_q, __global float* y_f, __global const int* bias_q, __global const float* bias_f,
+                     __global const float* scale, __global const char* residual, int residual_spatial, float r_scale, int lo, int hi,
+                     __global const int* geometry, int c) {
   __local char* const xs0 = (__local char*)ring;
   __local char* const ws0 = xs0 + Q8_MMA_STAGES * Q8_MMA_BM * Q8_MMA_STRIDE;
   const int tid = get_local_id(0), warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
@@ -107,10 +160,14 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
     for (int b = 0; b < Q8_MMA_TN; ++b)
       for (int i = 0; i < 4; ++i) acc[a][b][i] = 0;
   const int steps = (k + Q8_MMA_BK - 1) / Q8_MMA_BK;
+  const bool implicit = geometry != 0;
+  ImplicitRows windows;
+  if (implicit) implicit_rows(&windows, geometry, c, row0, rows, tid);
   // The first STAGES − 1 steps, a commit group each (empty past the last step).
   for (int s = 0; s < Q8_MMA_STAGES - 1; ++s) {
     if (s < steps) {
-      stage(xs0 + s * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, s * Q8_MMA_BK, tid);
+      if (implicit) stage_implicit(xs0 + s * Q8_MMA_BM * Q8_MMA_STRIDE, &windows, x, geometry, c, tid);
+      else stage(xs0 + s * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, s * Q8_MMA_BK, tid);
       stage(ws0 + s * Q8_MMA_BN * Q8_MMA_STRIDE, Q8_MMA_BN, w_nk, n, k, col0, s * Q8_MMA_BK, tid);
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -123,22 +180,31 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
     const int ahead = step + Q8_MMA_STAGES - 1;
     if (ahead < steps) {
       const int buffer = ahead % Q8_MMA_STAGES;
-      stage(xs0 + buffer * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, ahead * Q8_MMA_BK, tid);
+      if (implicit) stage_implicit(xs0 + buffer * Q8_MMA_BM * Q8_MMA_STRIDE, &windows, x, geometry, c, tid);
+      else stage(xs0 + buffer * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, ahead * Q8_MMA_BK, tid);
       stage(ws0 + buffer * Q8_MMA_BN * Q8_MMA_STRIDE, Q8_MMA_BN, w_nk, n, k, col0, ahead * Q8_MMA_BK, tid);
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
     __local const char* xt = xs0 + (step % Q8_MMA_STAGES) * Q8_MMA_BM * Q8_MMA_STRIDE;
     __local const char* wt = ws0 + (step % Q8_MMA_STAGES) * Q8_MMA_BN * Q8_MMA_STRIDE;
+    // Fragments by ldmatrix.x4: lane L gives the address of row L % 8 of 8 × 16-byte matrix L / 8
+    // and receives 4 bytes of each (row g, bytes 4t…4t+3): for A, matrices (rows +0, k +0),
+    // (+8, +0), (+0, +16), (+8, +16) are registers 0–3; for B, (n-tile b, k +0), (b, +16),
+    // (b + 1, +0), (b + 1, +16) are b's and b + 1's two registers. Rows are BK + 16 bytes apart,
+    // so the 8 rows of a matrix fall on 32 different banks.
+    const int quad = lane >> 3, quad_row = lane & 7;
     for (int kk = 0; kk < Q8_MMA_BK; kk += 32) {
       int bf[Q8_MMA_TN][2];
-      for (int b = 0; b < Q8_MMA_TN; ++b) {
-        bf[b][0] = fragment(wt, wn + 8 * b + g, kk + 4 * t);
-        bf[b][1] = fragment(wt, wn + 8 * b + g, kk + 16 + 4 * t);
-      }
+      for (int b = 0; b + 1 < Q8_MMA_TN; b += 2)
+        ldmatrix_x4(wt + (wn + 8 * (b + (quad >> 1)) + quad_row) * Q8_MMA_STRIDE + kk + (quad & 1) * 16, &bf[b][0], &bf[b][1], &bf[b + 1][0],
+                    &bf[b + 1][1]);
+#if Q8_MMA_TN % 2
+      bf[Q8_MMA_TN - 1][0] = fragment(wt, wn + 8 * (Q8_MMA_TN - 1) + g, kk + 4 * t);
+      bf[Q8_MMA_TN - 1][1] = fragment(wt, wn + 8 * (Q8_MMA_TN - 1) + g, kk + 16 + 4 * t);
+#endif
       for (int a = 0; a < Q8_MMA_TM; ++a) {
-        const int r = wm + 16 * a + g;
-        const int a0 = fragment(xt, r, kk + 4 * t), a1 = fragment(xt, r + 8, kk + 4 * t);
-        const int a2 = fragment(xt, r, kk + 16 + 4 * t), a3 = fragment(xt, r + 8, kk + 16 + 4 * t);
+        int a0, a1, a2, a3;
+        ldmatrix_x4(xt + (wm + 16 * a + (quad & 1) * 8 + quad_row) * Q8_MMA_STRIDE + kk + (quad >> 1) * 16, &a0, &a1, &a2, &a3);
         for (int b = 0; b < Q8_MMA_TN; ++b) {
           int d0, d1, d2, d3;
           asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
@@ -206,5 +272,24 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
       }
     }
   }
+}
+
+// The ring: x's buffers, then w's; after the last step, the accumulators' staging area.
+__kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_mma(
+    __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q,
+    __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
+    __global const char* residual, int residual_spatial, float r_scale, int lo, int hi) {
+  __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
+  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, lo, hi, 0, 0);
+}
+
+// QConv from a channels-last x without im2col's rows: rows = N · P output positions, k = T · C.
+__kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qconv_implicit_mma(
+    __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q,
+    __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
+    __global const char* residual, int residual_spatial, float r_scale, int lo, int hi, __global const int* geometry, int c) {
+  __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
+  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, lo, hi, geometry,
+           c);
 }
 #endif

@@ -134,16 +134,16 @@ cl_program OpenClDevice::build_for(const MmaTile& tile) {
 
 void OpenClDevice::build() { program_ = build_for(mma_tile_.tile); }
 
-cl_kernel OpenClDevice::mma_kernel(const MmaTile& tile) {
-  if (tile == mma_tile()) return kernel("qgemm_mma");
-  const std::string name = "qgemm_mma " + tile.name();
+cl_kernel OpenClDevice::mma_kernel(const MmaTile& tile, const std::string& function) {
+  if (tile == mma_tile()) return kernel(function);
+  const std::string name = function + " " + tile.name();
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
   check_mma_tile(tile, caps_);
   cl_program& program = tile_programs_[tile.name()];
   if (!program) program = build_for(tile);
   cl_int status = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(program, "qgemm_mma", &status);
+  cl_kernel k = clCreateKernel(program, function.c_str(), &status);
   cl_check(status, "OpenCL kernel " + name);
   kernel_names_[k] = name;
   return kernels_[name] = k;

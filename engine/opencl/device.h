@@ -59,9 +59,10 @@ class OpenClDevice {
   // The memory name placement reports: "opencl:0".
   const std::string& memory_name() const { return memory_name_; }
   cl_kernel kernel(const std::string& name);
-  // qgemm_mma built for `tile`: the program's own where tile is mma_tile(), else from a program
-  // built for that tile once (on first use), its kernel named "qgemm_mma TILE" in timings.
-  cl_kernel mma_kernel(const MmaTile& tile);
+  // A qgemm_mma.cl kernel (`name`: qgemm_mma, qconv_implicit_mma) built for `tile`: the program's
+  // own where tile is mma_tile(), else from a program built for that tile once (on first use),
+  // named "NAME TILE" in timings.
+  cl_kernel mma_kernel(const MmaTile& tile, const std::string& name = "qgemm_mma");
   // For libraries that enqueue on the same device (CLBlast).
   cl_device_id device() const { return device_; }
   cl_context context() const { return context_; }

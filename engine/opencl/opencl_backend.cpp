@@ -130,6 +130,12 @@ class ClWeighted final : public ClNode {
       const int c = int(x.dim(1)), m = int(out_.dims[1]), k_dim = int(w_.dim(1));
       const int64_t samples = std::max<int64_t>(out_.dims[0], 1), positions = numel(out_.dims) / samples / std::max<int64_t>(m, 1);
       const int rows = int(samples * positions), spatial = out_nhwc_ ? 0 : int(positions);
+      const int residual_spatial = res_nhwc_ ? 0 : int(positions);
+      if (implicit_) {  // the windows read straight from x into the ring (qgemm_mma.cl)
+        launch_mma("qconv_implicit_mma", rows, m, x, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial,
+                   r_scale_, lo_, hi_, geometry_, c);
+        return;
+      }
       if (in_nhwc_ && !direct_) {
         const cl_kernel im2col = device_->kernel("im2col_nhwc_int8");
         set_args(im2col, x, cols_, c, rows, geometry_);
@@ -139,8 +145,7 @@ class ClWeighted final : public ClNode {
         set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
         device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
       }
-      const int residual_spatial = res_nhwc_ ? 0 : int(positions);
-      launch_mma(rows, m, direct_ ? x : cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial,
+      launch_mma("qgemm_mma", rows, m, direct_ ? x : cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial,
                  r_scale_, lo_, hi_);
       return;
     }
@@ -169,7 +174,7 @@ class ClWeighted final : public ClNode {
     const int k_dim = int(x.dim(x.rank() - 1)), n = int(out_.dims.back());
     const int rows = int(numel(out_.dims) / std::max(n, 1));
     if (kernel_ == "qgemm_mma") {
-      launch_mma(rows, n, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, 0, r_scale_, lo_, hi_);
+      launch_mma("qgemm_mma", rows, n, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, 0, r_scale_, lo_, hi_);
       return;
     }
     const cl_kernel k = device_->kernel(kernel_);
@@ -182,9 +187,9 @@ class ClWeighted final : public ClNode {
   // qgemm_mma with the tile select_mma_tile picks for [rows, cols] (the device's own where the
   // caller fixed it): one work-group per tile of y. The arguments are set on the kernel that runs.
   template <typename... Args>
-  void launch_mma(int rows, int cols, const Args&... args) {
+  void launch_mma(const std::string& function, int rows, int cols, const Args&... args) {
     const MmaTile tile = device_->mma_tile_fixed() ? device_->mma_tile() : select_mma_tile(rows, cols, device_->mma_tile(), device_->caps());
-    const cl_kernel k = device_->mma_kernel(tile);
+    const cl_kernel k = device_->mma_kernel(tile, function);
     set_args(k, args...);
     const size_t groups_n = size_t((cols + tile.cols - 1) / tile.cols), groups_m = size_t((rows + tile.rows - 1) / tile.rows);
     device_->launch(k, {groups_n * size_t(tile.threads()), groups_m}, {size_t(tile.threads()), 1});
@@ -230,10 +235,11 @@ class ClWeighted final : public ClNode {
         identity = identity && r.kernel[i] == 1 && r.strides[i] == 1 && r.pad_begin[i] == 0 && r.output[i] == in_spatial[i];
       }
       direct_ = in_nhwc_ && identity;
+      implicit_ = in_nhwc_ && !direct_ && g[0] == 1 && g[3] == 1 && g[6] == 1;  // two spatial axes at most
       const Dims cols = {inputs[0].dims[0] * positions, w_.dim(1)};
       check(!in_nhwc_ || cols[0] * (cols[1] / 16) < std::numeric_limits<int32_t>::max(),
             name_ + ": too large for the OpenCL channels-last im2col (2^31 chunks)");
-      if (!direct_ && cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
+      if (!direct_ && !implicit_ && cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
     }
   }
 
@@ -248,6 +254,7 @@ class ClWeighted final : public ClNode {
   int64_t strips_ = 0, chunks_ = 0;  // qconv's work-items; qconv_depthwise_nhwc's
   bool in_nhwc_ = false, out_nhwc_ = false, res_nhwc_ = false;  // channels-last input, output, residual
   bool direct_ = false;                                          // x read as the rows themselves
+  bool implicit_ = false;                                        // the rows read from x by qconv_implicit_mma
 };
 
 // kernels/binary.cl's broadcast layout: output dims, then a's and b's strides, over 6 axes aligned
