@@ -70,6 +70,9 @@ class PreparedNode {
   // moves what it needs itself (the quantize at a plan's entry uploads int8, a quarter of the
   // float bytes; a gather reads its parameters on the host).
   virtual bool takes_host_input(size_t slot) const { return false; }
+  // False where run reads only input `slot`'s type and dims (Shape): a value in another memory
+  // then reaches it as a host tensor of those dims, not copied.
+  virtual bool reads_input_values(size_t /*slot*/) const { return true; }
 };
 
 // Device time of the commands a backend ran between begin_timing and end_timing (OpenCL's

@@ -141,11 +141,17 @@ void Executor::check_inputs(const TensorMap& inputs) const {
   }
 }
 
-const Tensor& Executor::input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend, bool host_ok) {
+const Tensor& Executor::input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend, bool host_ok,
+                                 bool dims_only) {
   const Value& v = values.at(name);
   const std::string_view wanted = host_ok && (v.owner ? v.owner->memory() : kHostMemory) == kHostMemory ? kHostMemory : backend.memory();
   // Constants stay on the host: a device backend packed its own copy when it created the node.
   if (v.tensor.empty() || graph_.initializers.count(name) || (v.owner ? v.owner->memory() : kHostMemory) == wanted) return v.tensor;
+  if (dims_only && wanted == kHostMemory) {  // a Shape of a device value: its dims, not its bytes
+    const auto key = std::make_pair(name, std::string("dims"));
+    if (auto it = copies_of_.find(key); it != copies_of_.end()) return it->second;
+    return copies_of_[key] = Tensor::uninitialized(v.tensor.dtype(), v.tensor.dims());
+  }
   const auto key = std::make_pair(name, std::string(wanted));
   if (auto it = copies_of_.find(key); it != copies_of_.end()) return it->second;
   Tensor host = v.tensor;
@@ -201,7 +207,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
         continue;
       }
       check(values.count(in) > 0, node_context(node, i) + ": input '" + in + "' has no value");
-      const Tensor& t = input_on(values, in, backend, prepared_[i]->takes_host_input(slot));
+      const Tensor& t = input_on(values, in, backend, prepared_[i]->takes_host_input(slot), !prepared_[i]->reads_input_values(slot));
       args.push_back(t.empty() ? nullptr : &t);
       if (auto it = traced.find(in); tracing && it != traced.end()) memory_.values[it->second].last = int(i);
     }

@@ -89,7 +89,8 @@ class Executor {
   };
 
   void check_inputs(const TensorMap& inputs) const;
-  const Tensor& input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend, bool host_ok = false);
+  const Tensor& input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend, bool host_ok = false,
+                         bool dims_only = false);
   std::vector<Tensor> allocate_outputs(size_t node, bool use_arena);
   void plan_arena(const std::vector<TensorDesc>& input_descs, const std::vector<std::vector<int64_t>>& owned);
 

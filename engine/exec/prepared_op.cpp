@@ -15,6 +15,7 @@ class OpNode final : public PreparedNode {
   }
 
   void run(const Inputs& inputs, std::vector<Tensor>& outputs, std::span<std::byte>) override { op_->run_into(inputs, outputs); }
+  bool reads_input_values(size_t slot) const override { return op_->reads_values(slot); }
 
  private:
   std::unique_ptr<Op> op_;

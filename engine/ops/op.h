@@ -38,6 +38,8 @@ class Op {
   // Computes into out: the buffers reshape described when it gave them, else empty tensors that
   // run fills.
   virtual void run_into(const Inputs& in, std::vector<Tensor>& out) const { out = run(in); }
+  // False where run reads only input `slot`'s type and dims, never its values (Shape).
+  virtual bool reads_values(size_t /*slot*/) const { return true; }
 };
 
 // An op whose outputs' types and shapes follow from its inputs' (output_descs, which also checks

@@ -17,6 +17,7 @@ class ShapeOp final : public Op {
     std::vector<int64_t> dims(d.begin() + b, d.begin() + std::max(b, e));
     return {Tensor::from_vector<int64_t>({int64_t(dims.size())}, dims)};
   }
+  bool reads_values(size_t) const override { return false; }
 
  private:
   int64_t start_;

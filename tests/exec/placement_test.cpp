@@ -83,6 +83,22 @@ TEST(Placement, ValuesCrossMemoriesThroughCopiesOncePerValue) {
   }
 }
 
+TEST(Placement, AShapeOfADeviceValueCopiesNothing) {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{{2, ""}, {3, ""}}}};
+  // b = Neg(x) (mirror); s = Shape(b) (cpu); e = Neg(b) (mirror). Outputs s and e.
+  g.nodes = {make_node("Neg", "neg_b", {"x"}, {"b"}), make_node("Shape", "shape", {"b"}, {"s"}), make_node("Neg", "neg_e", {"b"}, {"e"})};
+  g.outputs = {{"s", DType::Int64, std::nullopt}, {"e", DType::Float32, std::nullopt}};
+  Executor exec(g, {&kMirror, &cpu_backend()});
+  const TensorMap out = exec.run({{"x", Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  EXPECT_EQ(out.at("s").values<int64_t>()[0], 2);
+  EXPECT_EQ(out.at("s").values<int64_t>()[1], 3);
+  EXPECT_EQ(out.at("e").data<float>()[5], 6.0f);
+  // x up, e down: b never comes down for the Shape, which reads its dims only.
+  EXPECT_EQ(exec.copies(), 2u);
+}
+
 TEST(Placement, TheReportGivesEachNodesBackendAndWhyOthersDeclined) {
   Graph g = mixed_graph();
   g.inputs[0].dtype = DType::Int32;  // the mirror runs float32 only: every Neg falls back to the cpu
