@@ -1,9 +1,27 @@
 // Concat: joins inputs along axis (required; negative allowed from opset 11).
 #include <cstring>
 
-#include "engine/ops/op.h"
+#include "engine/ops/concat.h"
 
 namespace q8 {
+
+TensorDesc concat_output(const std::vector<TensorDesc>& in, int64_t axis_attr) {
+  check(!in.empty(), "Concat: no inputs");
+  const TensorDesc& first = in[0];
+  const size_t axis = size_t(normalize_axis(axis_attr, int64_t(first.dims.size()), "Concat"));
+  Dims out_dims = first.dims;
+  out_dims[axis] = 0;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const TensorDesc& t = in[k];
+    check(t.dtype == first.dtype && t.dims.size() == first.dims.size(), "Concat: input " + std::to_string(k) +
+                                                                          " differs from input 0 in type or rank");
+    for (size_t d = 0; d < t.dims.size(); ++d)
+      check(d == axis || t.dims[d] == first.dims[d], "Concat: input " + std::to_string(k) + " of shape " + dims_to_string(t.dims) +
+                                                         " does not match " + dims_to_string(first.dims) + " off axis " + std::to_string(axis));
+    out_dims[axis] += t.dims[axis];
+  }
+  return {first.dtype, out_dims};
+}
 
 namespace {
 class Concat final : public Op {
@@ -11,20 +29,9 @@ class Concat final : public Op {
   explicit Concat(int64_t axis) : axis_(axis) {}
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& first = required_input(in, 0, "Concat", "inputs");
-    const int64_t rank = int64_t(first.rank());
-    const size_t axis = size_t(normalize_axis(axis_, rank, "Concat"));
-    Dims out_dims = first.dims();
-    out_dims[axis] = 0;
-    for (size_t k = 0; k < in.size(); ++k) {
-      const Tensor& t = required_input(in, k, "Concat", "inputs");
-      check(t.dtype() == first.dtype() && t.rank() == first.rank(), "Concat: input " + std::to_string(k) +
-                                                                        " differs from input 0 in type or rank");
-      for (size_t d = 0; d < t.rank(); ++d)
-        check(d == axis || t.dim(d) == first.dim(d), "Concat: input " + std::to_string(k) + " of shape " +
-                                                         dims_to_string(t.dims()) + " does not match " +
-                                                         dims_to_string(first.dims()) + " off axis " + std::to_string(axis));
-      out_dims[axis] += t.dim(axis);
-    }
+    for (size_t k = 0; k < in.size(); ++k) required_input(in, k, "Concat", "inputs");
+    const Dims out_dims = concat_output(describe(in), axis_).dims;
+    const size_t axis = size_t(normalize_axis(axis_, int64_t(first.rank()), "Concat"));
     Tensor y(first.dtype(), out_dims);
     int64_t outer = 1;
     for (size_t d = 0; d < axis; ++d) outer *= out_dims[d];

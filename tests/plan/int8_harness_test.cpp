@@ -454,8 +454,8 @@ TEST(Int8Harness, CarriersOnInt8MatchTheCpuOps) {
 
 // The plan's boundaries and the float32 ops between its fused ops: QuantizeLinear (ties, values
 // past the int8 range, ±inf; the host's own x / s), DequantizeLinear, the activations (NaN, ±inf,
-// ±0, values at the kinks), GlobalAveragePool, Add (broadcast, a constant operand, inf − inf) and
-// float views: the CPU ops' bits on every device
+// ±0, values at the kinks), GlobalAveragePool, Add (broadcast, a constant operand, inf − inf),
+// float views and Concat: the CPU ops' bits on every device
 // that takes them, a NaN matching any NaN (a device that cannot be exact says why and is skipped,
 // which the count shows).
 TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
@@ -474,6 +474,8 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
   Tensor x2(DType::Float32, {2, 3, 5, 7}), per_channel(DType::Float32, {3, 1, 1});
   for (int64_t i = 0; i < x2.numel(); ++i) x2.data<float>()[i] = wide(rng);
   for (int64_t i = 0; i < 3; ++i) per_channel.data<float>()[i] = wide(rng);
+  Tensor thin(DType::Float32, {2, 1, 5, 7});
+  for (int64_t i = 0; i < thin.numel(); ++i) thin.data<float>()[i] = wide(rng);
   x2.data<float>()[0] = -std::numeric_limits<float>::infinity();  // with x's +inf at 70 below: NaN
   x2.data<float>()[70] = -std::numeric_limits<float>::infinity();
   auto node = [](const std::string& op, std::vector<std::string> in, std::map<std::string, Attribute> attrs = {}) {
@@ -545,6 +547,9 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
       {node("Slice", {"x", "s", "e", "a", "t"}), {&x, &starts, &ends, &axes, &steps}, {false, true, true, true, true}},
       {node("Slice", {"x", "s", "e", "a", "t"}), {&q, &starts, &ends, &axes, &steps}, {false, true, true, true, true}},
       {node("Slice", {"x", "s", "e", "a", "t"}), {&x, &starts, &ends, &axes, &steps}, {false, false, false, true, false}},
+      {node("Concat", {"x", "t", "x2"}, {{"axis", Attribute::of_int(1)}}), {&x, &thin, &x2}, {false, false, false}},
+      {node("Concat", {"x2", "x"}, {{"axis", Attribute::of_int(-1)}}), {&x2, &x}, {false, false}},
+      {node("Concat", {"q", "q"}, {{"axis", Attribute::of_int(0)}}), {&q, &q}, {false, false}},
   };
   int ran = 0, devices = 0;
   for (const Backend* backend : int8_backends()) {
@@ -581,7 +586,7 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
     }
   }
   std::printf("%d op cases bit-identical on %d devices\n", ran, devices);
-  EXPECT_GE(ran, devices * 27);  // all but the 11 cases that need IEEE division or doubles
+  EXPECT_GE(ran, devices * 30);  // all but the 11 cases that need IEEE division or doubles
 }
 
 }  // namespace

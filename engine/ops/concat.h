@@ -1,0 +1,14 @@
+// Concat's output shape and its checks, shared by the CPU op and the OpenCL one.
+#pragma once
+
+#include <vector>
+
+#include "engine/ops/op.h"
+
+namespace q8 {
+
+// The output of joining inputs of these types and dims along axis (negative from the end);
+// Error naming the input that differs from input 0 in type, rank or a dim off the axis.
+TensorDesc concat_output(const std::vector<TensorDesc>& inputs, int64_t axis);
+
+}  // namespace q8
