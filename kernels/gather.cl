@@ -10,3 +10,14 @@ __kernel void gather_float(__global const float* x, __global float* y, __global 
   const long i = get_global_id(0);
   if (i < count) y[i] = x[source[i]];
 }
+
+// Pad: the same, with source −1 where the constant fills.
+__kernel void gather_fill_int8(__global const char* x, __global char* y, __global const int* source, long count, char fill) {
+  const long i = get_global_id(0);
+  if (i < count) y[i] = source[i] >= 0 ? x[source[i]] : fill;
+}
+
+__kernel void gather_fill_float(__global const float* x, __global float* y, __global const int* source, long count, float fill) {
+  const long i = get_global_id(0);
+  if (i < count) y[i] = source[i] >= 0 ? x[source[i]] : fill;
+}

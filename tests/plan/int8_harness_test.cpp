@@ -455,7 +455,7 @@ TEST(Int8Harness, CarriersOnInt8MatchTheCpuOps) {
 // The plan's boundaries and the float32 ops between its fused ops: QuantizeLinear (ties, values
 // past the int8 range, ±inf; the host's own x / s), DequantizeLinear, the activations (NaN, ±inf,
 // ±0, values at the kinks), GlobalAveragePool, Add (broadcast, a constant operand, inf − inf),
-// float views and Concat: the CPU ops' bits on every device
+// float views, Concat and Pad (every mode, both forms): the CPU ops' bits on every device
 // that takes them, a NaN matching any NaN (a device that cannot be exact says why and is skipped,
 // which the count shows).
 TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
@@ -497,6 +497,7 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
   const Tensor up = floats({1, 1, 2, 2}), mixed = floats({1, 1, 0.5f, 1.5f}), leading = floats({1, 2, 1, 1}), none = floats({});
   const Tensor odd_sizes = longs({2, 3, 9, 4}), one_row = longs({2, 3, 1, 13}), roi = floats({0, 0, 0.2f, -0.1f, 1, 1, 0.9f, 1.3f});
   const Tensor starts = longs({4, 1}), ends = longs({-9, 7}), axes = longs({2, 3}), steps = longs({-2, 3});
+  const Tensor pads = longs({0, 0, 1, 2, 1, 0, 2, 1}), crop_pads = longs({0, -1, 2, -2, 1, 0, 3, 1}), pad_value = Tensor::scalar<int8_t>(-7);
   auto resize = [&](std::string mode, std::string coordinates) {
     return node("Resize", {"x", "roi", "scales", "sizes"},
                 {{"mode", Attribute::of_string(mode)}, {"coordinate_transformation_mode", Attribute::of_string(coordinates)},
@@ -550,6 +551,11 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
       {node("Concat", {"x", "t", "x2"}, {{"axis", Attribute::of_int(1)}}), {&x, &thin, &x2}, {false, false, false}},
       {node("Concat", {"x2", "x"}, {{"axis", Attribute::of_int(-1)}}), {&x2, &x}, {false, false}},
       {node("Concat", {"q", "q"}, {{"axis", Attribute::of_int(0)}}), {&q, &q}, {false, false}},
+      {node("Pad", {"x", "p", "v"}), {&q, &pads, &pad_value}, {false, true, true}},
+      {node("Pad", {"x", "p"}, {{"mode", Attribute::of_string("reflect")}}), {&x, &pads}, {false, true}},
+      {node("Pad", {"x", "p"}), {&x, &pads}, {false, true}},  // no constant_value: zeros
+      {node("Pad", {"x", "p"}, {{"mode", Attribute::of_string("edge")}}), {&x2, &crop_pads}, {false, true}},
+      {node("Pad", {"x"}, {{"pads", Attribute::of_ints({0, 1, 2, 0, 1, 0, 1, 3})}, {"value", Attribute::of_float(2.5f)}}), {&x}, {false}, 2},
   };
   int ran = 0, devices = 0;
   for (const Backend* backend : int8_backends()) {
@@ -586,7 +592,7 @@ TEST(Int8Harness, BoundaryAndFloatOpsMatchTheCpuOps) {
     }
   }
   std::printf("%d op cases bit-identical on %d devices\n", ran, devices);
-  EXPECT_GE(ran, devices * 30);  // all but the 11 cases that need IEEE division or doubles
+  EXPECT_GE(ran, devices * 35);  // all but the 11 cases that need IEEE division or doubles
 }
 
 }  // namespace

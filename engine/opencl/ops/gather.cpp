@@ -14,8 +14,16 @@ namespace {
 class ClGather final : public PreparedNode {
  public:
   ClGather(std::shared_ptr<OpenClDevice> device, const NodeView& view)
-      : device_(std::move(device)), op_(find_op(view.node.op_type)->create(view.node, view.op_context())), constants_(view.constants),
-        name_(view.node.describe()) {
+      : device_(std::move(device)), constants_(view.constants), name_(view.node.describe()) {
+    Node node = view.node;
+    if (node.op_type == "Pad") {  // the op runs on indices with −1 as its constant; the kernel writes the real one
+      pad_ = true;
+      const Tensor* value = view.opset >= 11 ? view.constant(2) : nullptr;
+      fill_ = value && value->numel() > 0 ? value->clone() : Tensor::scalar<float>(node.attr_float("value", 0.0f));
+      if (view.opset < 11) node.attributes["value"] = Attribute::of_float(-1.0f);
+      marker_input_ = view.opset >= 11;
+    }
+    op_ = find_op(node.op_type)->create(node, view.op_context());
     for (size_t i = 1; i < view.node.inputs.size(); ++i) fixed_ = fixed_ && (!view.has_input(i) || view.constant(i));
   }
 
@@ -46,8 +54,11 @@ class ClGather final : public PreparedNode {
     }
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const cl_long count = numel(out_.dims);
-    const cl_kernel k = device_->kernel(out_.dtype == DType::Int8 ? "gather_int8" : "gather_float");
-    set_args(k, *in[0], out[0], source_, count);
+    const bool int8 = out_.dtype == DType::Int8;
+    const cl_kernel k = device_->kernel(pad_ ? (int8 ? "gather_fill_int8" : "gather_fill_float") : int8 ? "gather_int8" : "gather_float");
+    if (!pad_) set_args(k, *in[0], out[0], source_, count);
+    else if (int8) set_args(k, *in[0], out[0], source_, count, fill_as<int8_t, cl_char>());
+    else set_args(k, *in[0], out[0], source_, count, fill_as<float, cl_float>());
     device_->launch(k, {size_t(count)});
   }
 
@@ -60,16 +71,29 @@ class ClGather final : public PreparedNode {
     std::iota(indices.data<int32_t>(), indices.data<int32_t>() + n, 0);
     Inputs args = {&indices};
     args.insert(args.end(), params.begin(), params.end());
+    if (marker_input_) {  // Pad's constant_value, present or not, is the marker
+      if (args.size() < 3) args.resize(3, nullptr);
+      args[2] = &kMarker;
+    }
     const Tensor source = op_->run(args).at(0);
     out_ = {input_.dtype, source.dims()};
     source_ = device_->upload(source);
   }
 
+  // Pad's constant as the data's type (an attribute's float converted as the CPU op converts it).
+  template <typename T, typename Cl>
+  Cl fill_as() const {
+    return fill_.dtype() == DType::Float32 && !std::is_same_v<T, float> ? Cl(T(fill_.data<float>()[0])) : Cl(fill_.data<T>()[0]);
+  }
+
+  static inline const Tensor kMarker = Tensor::scalar<float>(-1.0f);  // Pad's constant while selecting
   std::shared_ptr<OpenClDevice> device_;
   std::unique_ptr<Op> op_;
   std::vector<const Tensor*> constants_;
   std::string name_;
   bool fixed_ = true;  // every parameter is a constant
+  bool pad_ = false, marker_input_ = false;  // Pad; its constant an input (opset 11 on)
+  Tensor fill_;
   TensorDesc input_, out_;
   std::string selected_for_;
   Tensor source_;
@@ -93,6 +117,15 @@ std::unique_ptr<PreparedNode> create_Transpose(std::shared_ptr<OpenClDevice> dev
 }
 
 Support supports_Slice(const NodeView& view, const DeviceCaps&) { return gather_support(view); }
+std::unique_ptr<PreparedNode> create_Pad(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
+  return create_gather(std::move(device), view);
+}
+
+// Pad's constant must be known when the node is made (a constant input, or the attribute).
+Support supports_Pad(const NodeView& view, const DeviceCaps&) {
+  if (view.opset >= 11 && view.has_input(2) && !view.constant(2)) return Support::no("its constant_value is not a constant");
+  return gather_support(view);
+}
 std::unique_ptr<PreparedNode> create_Slice(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
   return create_gather(std::move(device), view);
 }
