@@ -157,7 +157,6 @@ void OpenClDevice::use_mma_tile(const MmaTile& tile) {
   clReleaseProgram(program_);
   program_ = nullptr;
   mma_tile_ = {tile, "set by the caller"};
-  mma_tile_fixed_ = true;
   build();
 }
 

@@ -53,9 +53,7 @@ class OpenClDevice {
   const MmaTile& mma_tile() const { return mma_tile_.tile; }
   const std::string& mma_tile_source() const { return mma_tile_.source; }
   // Builds the program again with another tile (`q8 tune`); kernels taken before are released.
-  // From then on every tensor-core QGemm runs with that tile (mma_tile_fixed), whatever its shape.
   void use_mma_tile(const MmaTile& tile);
-  bool mma_tile_fixed() const { return mma_tile_fixed_; }
   // The memory name placement reports: "opencl:0".
   const std::string& memory_name() const { return memory_name_; }
   cl_kernel kernel(const std::string& name);
@@ -97,7 +95,6 @@ class OpenClDevice {
   cl_program program_ = nullptr;
   DeviceCaps caps_;
   TunedTile mma_tile_;
-  bool mma_tile_fixed_ = false;
   std::string memory_name_;
   std::mutex mutex_;
   // Buffers of dead tensors, by size, for the next allocation of that size: on NVIDIA, releasing

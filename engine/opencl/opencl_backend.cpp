@@ -184,11 +184,11 @@ class ClWeighted final : public ClNode {
   }
 
  private:
-  // qgemm_mma with the tile select_mma_tile picks for [rows, cols] (the device's own where the
-  // caller fixed it): one work-group per tile of y. The arguments are set on the kernel that runs.
+  // qgemm_mma.cl's `function` with the tile select_mma_tile picks for [rows, cols]: one
+  // work-group per tile of y. The arguments are set on the kernel that runs.
   template <typename... Args>
   void launch_mma(const std::string& function, int rows, int cols, const Args&... args) {
-    const MmaTile tile = device_->mma_tile_fixed() ? device_->mma_tile() : select_mma_tile(rows, cols, device_->mma_tile(), device_->caps());
+    const MmaTile tile = select_mma_tile(rows, cols, device_->mma_tile(), device_->caps());
     const cl_kernel k = device_->mma_kernel(tile, function);
     set_args(k, args...);
     const size_t groups_n = size_t((cols + tile.cols - 1) / tile.cols), groups_m = size_t((rows + tile.rows - 1) / tile.rows);

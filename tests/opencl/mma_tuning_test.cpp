@@ -72,7 +72,7 @@ class TuningDb : public ::testing::Test {
 
 TEST_F(TuningDb, GivesTheEntryForTheDeviceAndDriverOnly) {
   // No file yet: q8's own entry for the name, else the default.
-  EXPECT_EQ(tuned_mma_tile(h100(), path()).tile.name(), "128x128x64/2x4/2");
+  EXPECT_EQ(tuned_mma_tile(h100(), path()).tile.name(), "128x128x64/2x2/2");
   EXPECT_EQ(tuned_mma_tile(h100(), path()).source, "q8's entry for NVIDIA H100 80GB HBM3");
   DeviceCaps other = h100();
   other.name = "NVIDIA A100-SXM4-80GB";
