@@ -192,6 +192,9 @@ class ClWeighted final : public ClNode {
     const cl_kernel k = device_->mma_kernel(tile, function);
     set_args(k, args...);
     const size_t groups_n = size_t((cols + tile.cols - 1) / tile.cols), groups_m = size_t((rows + tile.rows - 1) / tile.rows);
+    check(groups_m <= size_t(kMaxMmaRowGroups), name_ + ": " + std::to_string(rows) + " rows make " + std::to_string(groups_m) +
+                                                   " work-groups of tile " + tile.name() + ", past the device's " +
+                                                   std::to_string(kMaxMmaRowGroups) + ": run a smaller batch");
     device_->launch(k, {groups_n * size_t(tile.threads()), groups_m}, {size_t(tile.threads()), 1});
   }
 

@@ -52,7 +52,8 @@ std::string select_conv(int64_t c, int64_t taps, int64_t group, const DeviceCaps
 MmaTile select_mma_tile(int64_t rows, int64_t n, const MmaTile& device_tile, const DeviceCaps& caps) {
   const int64_t groups = (rows + device_tile.rows - 1) / device_tile.rows * ((n + device_tile.cols - 1) / device_tile.cols);
   const bool narrow = 2 * n <= device_tile.cols, few = groups < int64_t(caps.compute_units);
-  return narrow || few ? kSmallMmaTile : device_tile;
+  const bool fits = (rows + kSmallMmaTile.rows - 1) / kSmallMmaTile.rows <= kMaxMmaRowGroups;
+  return (narrow || few) && fits ? kSmallMmaTile : device_tile;
 }
 
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps) {

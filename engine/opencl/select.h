@@ -30,9 +30,13 @@ std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps);
 // The tile a tensor-core QGemm of [rows, n] runs with: the device's, or kSmallMmaTile where the
 // device's would leave half its columns empty (n ≤ cols / 2) or give fewer work-groups than the
 // device has compute units (small grids: the 7 × 7 layers of a ResNet at batch 64, batch 1), and
-// the small tile is another. A pure function of the shape, the device's tile and its compute
-// units (docs/opencl.md, "Tuning", has the measurements behind the two thresholds).
+// the small tile is another and its row groups fit kMaxMmaRowGroups. A pure function of the
+// shape, the device's tile and its compute units (docs/opencl.md, "Tuning", has the measurements
+// behind the two thresholds).
 inline constexpr MmaTile kSmallMmaTile{64, 64, 2, 2, 64, 3};
+// Work-groups along a launch's second axis that NVIDIA's OpenCL takes (a CUDA grid's y): the
+// small tile is not picked where its row groups would be more.
+inline constexpr int64_t kMaxMmaRowGroups = 65535;
 MmaTile select_mma_tile(int64_t rows, int64_t n, const MmaTile& device_tile, const DeviceCaps& caps);
 
 // QConv: "qconv_mma" (im2col.cl's rows, then qgemm_mma) on the devices where select_gemm takes the

@@ -70,6 +70,9 @@ TEST(Select, TheSmallTileWhereTheDevicesWouldBeHalfEmptyOrLeaveUnitsIdle) {
   EXPECT_EQ(select_mma_tile(3136, 2048, big, h100), big);            // 400
   EXPECT_EQ(select_mma_tile(49, 2048, big, h100), kSmallMmaTile);    // batch 1
   EXPECT_EQ(select_mma_tile(4096, 4096, kSmallMmaTile, h100), kSmallMmaTile);
+  // 64 outputs over 6.4 million rows (the stem at batch 512): 100,352 small-tile row groups, more than a launch takes.
+  EXPECT_EQ(select_mma_tile(64 * 100352, 64, big, h100), big);
+  EXPECT_EQ(select_mma_tile(64 * 65535, 64, big, h100), kSmallMmaTile);
 }
 
 }  // namespace
