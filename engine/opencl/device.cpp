@@ -161,6 +161,7 @@ void OpenClDevice::use_mma_tile(const MmaTile& tile) {
 }
 
 OpenClDevice::~OpenClDevice() {
+  if (queue_) release_staging();
   for (auto& [name, k] : kernels_) clReleaseKernel(k);
   for (auto& [name, p] : tile_programs_) clReleaseProgram(p);
   if (program_) clReleaseProgram(program_);
@@ -221,6 +222,34 @@ Tensor OpenClDevice::upload(const Tensor& host) {
                                                    event_slot(Command::Upload, host.nbytes(), "upload")),
                               "copying " + std::to_string(host.nbytes()) + " bytes to " + caps_.name);
   return t;
+}
+
+Tensor OpenClDevice::upload_filled(DType dtype, const Dims& dims, const std::function<void(std::byte*)>& fill) {
+  Tensor t = allocate(dtype, dims);
+  const size_t bytes = checked_bytes(dtype, dims);
+  if (!bytes) return t;
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  if (staging_bytes_ < bytes) {
+    release_staging();
+    cl_int status = CL_SUCCESS;
+    staging_ = clCreateBuffer(context_, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_ONLY, bytes, nullptr, &status);
+    cl_check(status, "allocating " + std::to_string(bytes) + " bytes of pinned host memory for " + caps_.name);
+    staging_host_ = clEnqueueMapBuffer(queue_, staging_, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &status);
+    cl_check(status, "mapping " + std::to_string(bytes) + " bytes of pinned host memory for " + caps_.name);
+    staging_bytes_ = bytes;
+  }
+  fill(static_cast<std::byte*>(staging_host_));
+  cl_check(clEnqueueWriteBuffer(queue_, buffer_of(t), CL_TRUE, 0, bytes, staging_host_, 0, nullptr, event_slot(Command::Upload, bytes, "upload")),
+           "copying " + std::to_string(bytes) + " bytes to " + caps_.name);
+  return t;
+}
+
+void OpenClDevice::release_staging() {
+  if (!staging_) return;
+  clEnqueueUnmapMemObject(queue_, staging_, staging_host_, 0, nullptr, nullptr);
+  clFinish(queue_);
+  clReleaseMemObject(staging_);
+  staging_ = nullptr, staging_host_ = nullptr, staging_bytes_ = 0;
 }
 
 Tensor OpenClDevice::download(const Tensor& on_device) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,11 @@ class OpenClDevice {
   // A device tensor of dtype × dims (at least one byte, so empty tensors have a buffer too).
   Tensor allocate(DType dtype, const Dims& dims);
   Tensor upload(const Tensor& host);
+  // A device tensor of dtype × dims whose bytes `fill` writes on the host, into pinned memory the
+  // device keeps mapped (CL_MEM_ALLOC_HOST_PTR), which it reads by DMA at full speed where a
+  // pageable buffer goes through a driver copy first. One staging area per device, grown as
+  // needed and used by one upload at a time.
+  Tensor upload_filled(DType dtype, const Dims& dims, const std::function<void(std::byte*)>& fill);
   Tensor download(const Tensor& on_device);
   // Enqueues kernel over the global range (each axis at least 1), in order on the queue.
   void launch(cl_kernel kernel, std::vector<size_t> global, std::vector<size_t> local = {});
@@ -95,6 +101,11 @@ class OpenClDevice {
   cl_program program_ = nullptr;
   DeviceCaps caps_;
   TunedTile mma_tile_;
+  std::mutex staging_mutex_;
+  cl_mem staging_ = nullptr;  // upload_filled's pinned memory, mapped at staging_host_
+  void* staging_host_ = nullptr;
+  size_t staging_bytes_ = 0;
+  void release_staging();
   std::string memory_name_;
   std::mutex mutex_;
   // Buffers of dead tensors, by size, for the next allocation of that size: on NVIDIA, releasing

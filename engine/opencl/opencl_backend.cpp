@@ -395,10 +395,10 @@ class ClQuantize final : public PreparedNode {
 
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     const cl_long count = numel(out_.dims);
-    if (quantize_ && !in[0]->on_device()) {
-      Tensor host = Tensor::uninitialized(DType::Int8, out_.dims);
-      quantize_int8(in[0]->data<float>(), host.data<int8_t>(), count, scale_, float(zero_point_));
-      out[0] = device_->upload(host);
+    if (quantize_ && !in[0]->on_device()) {  // quantized straight into the device's pinned staging memory
+      out[0] = device_->upload_filled(DType::Int8, out_.dims, [&](std::byte* bytes) {
+        quantize_int8(in[0]->data<float>(), reinterpret_cast<int8_t*>(bytes), count, scale_, float(zero_point_));
+      });
       return;
     }
     out[0] = device_->allocate(out_.dtype, out_.dims);
