@@ -9,6 +9,7 @@
 #include "engine/cpu/quantize_int8.h"
 #include "engine/ir/clip_bounds.h"
 #include "engine/ops/broadcast.h"
+#include "engine/ops/concat.h"
 #include "engine/ops/pooling.h"
 #include "engine/ops/window.h"
 #include "engine/opencl/args.h"
@@ -321,13 +322,11 @@ class ClConcat final : public ClNode {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const cl_kernel k = device_->kernel("qconcat_part");
     const int64_t axis = normalize_axis(axis_, int64_t(out_.dims.size()), "QConcat");
-    int64_t outer = 1, inner_rest = 1;
-    for (int64_t d = 0; d < axis; ++d) outer *= out_.dims[size_t(d)];
-    for (size_t d = size_t(axis) + 1; d < out_.dims.size(); ++d) inner_rest *= out_.dims[d];
-    const cl_long inner = out_.dims[size_t(axis)] * inner_rest;
+    const ConcatRows layout = concat_rows(out_.dims, size_t(axis));
+    const cl_long inner = layout.inner;
     cl_long offset = 0;
     for (size_t i = 0; i < tables_.size(); ++i) {
-      const cl_long inner_i = in[i]->dim(size_t(axis)) * inner_rest, rows = outer;
+      const cl_long inner_i = in[i]->dim(size_t(axis)) * layout.inner_rest, rows = layout.outer;
       set_args(k, *in[i], tables_[i], out[0], rows, inner_i, inner, offset);
       device_->launch(k, {size_t(rows * inner_i)});
       offset += inner_i;

@@ -23,6 +23,14 @@ TensorDesc concat_output(const std::vector<TensorDesc>& in, int64_t axis_attr) {
   return {first.dtype, out_dims};
 }
 
+ConcatRows concat_rows(const Dims& out, size_t axis) {
+  ConcatRows r;
+  for (size_t d = 0; d < axis; ++d) r.outer *= out[d];
+  for (size_t d = axis + 1; d < out.size(); ++d) r.inner_rest *= out[d];
+  r.inner = out[axis] * r.inner_rest;
+  return r;
+}
+
 namespace {
 class Concat final : public Op {
  public:
@@ -33,8 +41,7 @@ class Concat final : public Op {
     const Dims out_dims = concat_output(describe(in), axis_).dims;
     const size_t axis = size_t(normalize_axis(axis_, int64_t(first.rank()), "Concat"));
     Tensor y(first.dtype(), out_dims);
-    int64_t outer = 1;
-    for (size_t d = 0; d < axis; ++d) outer *= out_dims[d];
+    const int64_t outer = concat_rows(out_dims, axis).outer;
     const size_t elem = dtype_size(first.dtype());
     const size_t out_row = size_t(numel(out_dims) / std::max<int64_t>(outer, 1)) * elem;
     size_t col = 0;

@@ -24,13 +24,11 @@ class ClConcatValues final : public PreparedNode {
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const cl_kernel k = device_->kernel(out_.dtype == DType::Int8 ? "concat_part_int8" : "concat_part_float");
-    cl_long outer = 1, inner_rest = 1;
-    for (size_t d = 0; d < axis_index_; ++d) outer *= out_.dims[d];
-    for (size_t d = axis_index_ + 1; d < out_.dims.size(); ++d) inner_rest *= out_.dims[d];
-    const cl_long inner = out_.dims[axis_index_] * inner_rest;
+    const ConcatRows rows = concat_rows(out_.dims, axis_index_);
+    const cl_long outer = rows.outer, inner = rows.inner;
     cl_long offset = 0;
     for (const Tensor* x : in) {
-      const cl_long inner_i = x->dim(axis_index_) * inner_rest;
+      const cl_long inner_i = x->dim(axis_index_) * rows.inner_rest;
       if (outer * inner_i > 0) {
         set_args(k, *x, out[0], outer, inner_i, inner, offset);
         device_->launch(k, {size_t(outer * inner_i)});
