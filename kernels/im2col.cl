@@ -55,27 +55,3 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void im2col_int8(__glo
   __local const int* src = (__local const int*)(tile + wr * Q8_IM2COL_STRIDE + chunk * 16);
   *(__global int4*)(cols + (long)out_row * width + out_col) = (int4)(src[0], src[1], src[2], src[3]);
 }
-
-// The same rows from a channels-last x ([N, D, H, W, C] bytes, C a multiple of 16, as qgemm_mma
-// writes a conv's output with spatial = 0), with the columns tap-major: kk = tap · C + ci (the
-// weights packed alike), width = T · C. A row's 16-byte chunk is then 16 channels of one input
-// position, copied whole, or zeros where the tap falls in the padding. One work-item per chunk,
-// a row's chunks on neighbouring work-items (the host checks that their count fits an int).
-__kernel void im2col_nhwc_int8(__global const char* x, __global char* cols, int c, int rows, __global const int* geometry) {
-  const int in_d = geometry[0], in_h = geometry[1], in_w = geometry[2];
-  const int out_h = geometry[4], out_w = geometry[5];
-  const int k_h = geometry[7], k_w = geometry[8];
-  const int width = geometry[6] * k_h * k_w * c, chunks = width / 16;
-  const int id = get_global_id(0), r = id / chunks, kk = (id % chunks) * 16;
-  if (r >= rows) return;
-  const int tap = kk / c, ci = kk % c, out_size = geometry[3] * out_h * out_w;
-  const int s = r / out_size, o = r % out_size;
-  const int oz = o / (out_h * out_w), oy = (o / out_w) % out_h, ox = o % out_w;
-  const int iz = oz * geometry[9] - geometry[15] + (tap / (k_h * k_w)) * geometry[12];
-  const int iy = oy * geometry[10] - geometry[16] + ((tap / k_w) % k_h) * geometry[13];
-  const int ix = ox * geometry[11] - geometry[17] + (tap % k_w) * geometry[14];
-  int4 v = (int4)(0);
-  if (iz >= 0 && iz < in_d && iy >= 0 && iy < in_h && ix >= 0 && ix < in_w)
-    v = *(__global const int4*)(x + ((((long)s * in_d + iz) * in_h + iy) * in_w + ix) * c + ci);
-  *(__global int4*)(cols + (long)r * width + kk) = v;
-}

@@ -100,7 +100,7 @@ inline void ldmatrix_x4(__local const char* p, int* r0, int* r1, int* r2, int* r
 }
 
 // Implicit im2col (qconv_implicit_mma): the rows of x are a 2-D conv's windows over a channels-last
-// input ([N, H, W, C], C a multiple of 16, columns tap-major as im2col_nhwc_int8 makes them), read
+// input ([N, H, W, C], C a multiple of 16, columns tap-major: kk = tap · C + ci), read
 // straight from it into the ring. A work-item stages the same chunks (rows, 16-byte columns) at
 // every step, so each chunk's window corner is worked out once, and its tap and channel advance
 // by BK a step; a chunk in the padding or past the rows is filled with zeros by cp.async.

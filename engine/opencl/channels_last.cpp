@@ -16,9 +16,10 @@ const Tensor* int8_conv_weights(const Node& n, const GraphIndex& index) {
   return w;
 }
 
+// Of one or two spatial axes: qconv_implicit_mma reads such windows from a channels-last input.
 bool mma_conv(const Node& n, const GraphIndex& index, const DeviceCaps& caps) {
   const Tensor* w = int8_conv_weights(n, index);
-  return w && select_conv(w->dim(1), w->numel() / (w->dim(0) * w->dim(1)), n.attr_int("group", 1), caps) == "qconv_mma";
+  return w && w->rank() <= 4 && select_conv(w->dim(1), w->numel() / (w->dim(0) * w->dim(1)), n.attr_int("group", 1), caps) == "qconv_mma";
 }
 
 }  // namespace

@@ -11,10 +11,11 @@
 namespace q8 {
 
 // Per node of index's graph: true where the node writes its int8 output as [N · P, M] (NHWC)
-// instead of NCHW. The node is a QConv the device runs as qconv_mma, or a depthwise conv
-// qconv_depthwise_nhwc can run; its output is no graph output; and every reader is one of those
-// too, reading it as its input x (with C a multiple of 16, so a position's channels are whole
-// 16-byte chunks), or a qconv_mma reading it as its residual (read in either layout).
+// instead of NCHW. The node is a QConv of one or two spatial axes the device runs as qconv_mma,
+// or a depthwise conv qconv_depthwise_nhwc can run; its output is no graph output; and every
+// reader is one of those too, reading it as its input x (with C a multiple of 16, so a position's
+// channels are whole 16-byte chunks), or a qconv_mma reading it as its residual (read in either
+// layout).
 std::vector<bool> channels_last_outputs(const GraphIndex& index, const DeviceCaps& caps);
 
 // A depthwise QConv qconv_depthwise_nhwc runs where its input or output is channels-last: two

@@ -104,7 +104,7 @@ class ClWeighted final : public ClNode {
       out_nhwc_ = kept_by(n.outputs[0]), in_nhwc_ = kept_by(n.inputs[0]), res_nhwc_ = n.has_input(4) && kept_by(n.inputs[4]);
     }
     if (depthwise && (in_nhwc_ || out_nhwc_)) kernel_ = "qconv_depthwise_nhwc";
-    // A channels-last input's columns are tap-major (im2col_nhwc_int8), and so are the weights;
+    // A channels-last input's columns are tap-major (qconv_implicit_mma), and so are the weights;
     // the channels-last depthwise kernel reads them as [taps, C].
     if (kernel_ == "qconv_mma") w_ = device_->upload(padded_rows(in_nhwc_ ? taps_major(w) : w, 16));
     else if (kernel_ == "qconv_depthwise_nhwc") w_ = device_->upload(transposed(w.reshaped({w.dim(0), w.numel() / w.dim(0)})));
@@ -137,11 +137,7 @@ class ClWeighted final : public ClNode {
                    r_scale_, lo_, hi_, geometry_, c);
         return;
       }
-      if (in_nhwc_ && !direct_) {
-        const cl_kernel im2col = device_->kernel("im2col_nhwc_int8");
-        set_args(im2col, x, cols_, c, rows, geometry_);
-        device_->launch(im2col, {size_t(rows) * size_t(k_dim / 16)}, {256});  // one 16-byte chunk a work-item
-      } else if (!in_nhwc_) {
+      if (!in_nhwc_) {
         const cl_kernel im2col = device_->kernel("im2col_int8");
         set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
         device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
@@ -239,11 +235,9 @@ class ClWeighted final : public ClNode {
         identity = identity && r.kernel[i] == 1 && r.strides[i] == 1 && r.pad_begin[i] == 0 && r.output[i] == in_spatial[i];
       }
       direct_ = in_nhwc_ && identity;
-      implicit_ = in_nhwc_ && !direct_ && g[0] == 1 && g[3] == 1 && g[6] == 1;  // two spatial axes at most
+      implicit_ = in_nhwc_ && !direct_;  // channels_last.h keeps one or two spatial axes only
       const Dims cols = {inputs[0].dims[0] * positions, w_.dim(1)};
-      check(!in_nhwc_ || cols[0] * (cols[1] / 16) < std::numeric_limits<int32_t>::max(),
-            name_ + ": too large for the OpenCL channels-last im2col (2^31 chunks)");
-      if (!direct_ && !implicit_ && cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
+      if (!in_nhwc_ && cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
     }
   }
 
