@@ -117,7 +117,7 @@ std::unique_ptr<PreparedNode> create_Transpose(std::shared_ptr<OpenClDevice> dev
 }
 
 Support supports_Slice(const NodeView& view, const DeviceCaps&) { return gather_support(view); }
-std::unique_ptr<PreparedNode> create_Pad(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
+std::unique_ptr<PreparedNode> create_Slice(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
   return create_gather(std::move(device), view);
 }
 
@@ -126,7 +126,7 @@ Support supports_Pad(const NodeView& view, const DeviceCaps&) {
   if (view.opset >= 11 && view.has_input(2) && !view.constant(2)) return Support::no("its constant_value is not a constant");
   return gather_support(view);
 }
-std::unique_ptr<PreparedNode> create_Slice(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
+std::unique_ptr<PreparedNode> create_Pad(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
   return create_gather(std::move(device), view);
 }
 
