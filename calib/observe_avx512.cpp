@@ -18,8 +18,11 @@ class WideStats {
     const __mmask16 zero = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ);
     nonfinite_ += 16 - uint32_t(__builtin_popcount(finite));
     zeros_ += uint32_t(__builtin_popcount(zero));
-    lo_ = _mm512_mask_mov_ps(lo_, finite & _mm512_cmp_ps_mask(v, lo_, _CMP_LT_OQ), v);
-    hi_ = _mm512_mask_mov_ps(hi_, finite & _mm512_cmp_ps_mask(v, hi_, _CMP_GT_OQ), v);
+    // MINPS and MAXPS return their second operand (lo_, hi_) on ties, as the scalar loop keeps
+    // the first value; the finite mask keeps NaN and ±Inf out. A compare into a mask, then a
+    // masked move, made a chain of about 8 cycles per 16 values through lo_ and hi_.
+    lo_ = _mm512_mask_min_ps(lo_, finite, v, lo_);
+    hi_ = _mm512_mask_max_ps(hi_, finite, v, hi_);
     return zero;
   }
 
