@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
       const double fs = time_runs(*cl, repeat, [&] { fprepared->run(fin, fy, {}); });
       const double tflops = 2.0 * double(n) * double(n) * double(n) / fs / 1e12;
       std::string variant = select_gemm(n, n, cl->caps());
-      if (variant == "qgemm_mma") variant += " " + select_mma_tile(n, n, cl->mma_tile(), cl->caps()).name();
+      if (variant == "qgemm_mma") variant += " " + select_mma_tile(n, n, n, cl->mma_tuning(), cl->caps()).name();
       std::printf("n = %5lld: q8 QGemm (%s) %9.3f ms, %8.2f TOPS | FP32 Gemm (CLBlast) %9.3f ms, %8.2f TFLOP/s\n", static_cast<long long>(n),
                   variant.c_str(), s * 1e3, tops, fs * 1e3, tflops);
       out["gemm"].push_back({{"n", n}, {"variant", variant}, {"ms", s * 1e3}, {"tops", tops}, {"clblast_sgemm_ms", fs * 1e3}, {"clblast_sgemm_tflops", tflops}});

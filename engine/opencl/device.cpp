@@ -117,7 +117,7 @@ OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceC
   cl_check(status, "creating an OpenCL context on " + caps_.name);
   queue_ = clCreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &status);  // for begin_timing
   cl_check(status, "creating an OpenCL queue on " + caps_.name);
-  mma_tile_ = caps_.nvidia ? tuned_mma_tile(caps_, tuning_db_path()) : TunedTile{kMmaTile, "default"};
+  tuning_ = caps_.nvidia ? device_mma_tuning(caps_, tuning_db_path()) : MmaTuning{kMmaTile, {}, "default"};
   build();
 }
 
@@ -132,7 +132,7 @@ cl_program OpenClDevice::build_for(const MmaTile& tile) {
   }
 }
 
-void OpenClDevice::build() { program_ = build_for(mma_tile_.tile); }
+void OpenClDevice::build() { program_ = build_for(tuning_.tile); }
 
 cl_kernel OpenClDevice::mma_kernel(const MmaTile& tile, const std::string& function) {
   if (tile == mma_tile()) return kernel(function);
@@ -149,14 +149,17 @@ cl_kernel OpenClDevice::mma_kernel(const MmaTile& tile, const std::string& funct
   return kernels_[name] = k;
 }
 
-void OpenClDevice::use_mma_tile(const MmaTile& tile) {
+void OpenClDevice::use_mma_tuning(const MmaTuning& tuning) {
   std::lock_guard<std::mutex> lock(mutex_);
+  const bool rebuild = tuning.tile != tuning_.tile;
+  tuning_ = tuning;
+  if (!rebuild) return;
   finish();
   for (auto& [name, k] : kernels_) clReleaseKernel(k);
   kernels_.clear();
+  kernel_names_.clear();
   clReleaseProgram(program_);
   program_ = nullptr;
-  mma_tile_ = {tile, "set by the caller"};
   build();
 }
 

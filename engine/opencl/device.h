@@ -50,11 +50,13 @@ class OpenClDevice {
   OpenClDevice& operator=(const OpenClDevice&) = delete;
 
   const DeviceCaps& caps() const { return caps_; }
-  // qgemm_mma's tile, which the program was built with, and where it came from (mma_tuning.h).
-  const MmaTile& mma_tile() const { return mma_tile_.tile; }
-  const std::string& mma_tile_source() const { return mma_tile_.source; }
-  // Builds the program again with another tile (`q8 tune`); kernels taken before are released.
-  void use_mma_tile(const MmaTile& tile);
+  // qgemm_mma's tuning (mma_tuning.h): the device tile, which the program was built with, the
+  // shape classes' tiles, and where they came from.
+  const MmaTile& mma_tile() const { return tuning_.tile; }
+  const MmaTuning& mma_tuning() const { return tuning_; }
+  // Takes another tuning (`q8 tune`, a plan's device section). A new device tile builds the
+  // program again; kernels taken before are released.
+  void use_mma_tuning(const MmaTuning& tuning);
   // The memory name placement reports: "opencl:0".
   const std::string& memory_name() const { return memory_name_; }
   cl_kernel kernel(const std::string& name);
@@ -100,7 +102,7 @@ class OpenClDevice {
   cl_command_queue queue_ = nullptr;
   cl_program program_ = nullptr;
   DeviceCaps caps_;
-  TunedTile mma_tile_;
+  MmaTuning tuning_;
   std::mutex staging_mutex_;
   cl_mem staging_ = nullptr;  // upload_filled's pinned memory, mapped at staging_host_
   void* staging_host_ = nullptr;

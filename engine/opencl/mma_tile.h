@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace q8 {
@@ -20,10 +21,20 @@ struct MmaTile {
 };
 inline constexpr MmaTile kMmaTile{};
 
-// A device's tile and where it came from (engine/opencl/mma_tuning.h).
-struct TunedTile {
+// The shape classes a device's tuning may give tiles of their own (select_mma_tile, in
+// engine/opencl/select.h, says which class a GEMM falls in), in the order they are tried.
+inline constexpr const char* kMmaClasses[] = {"narrow", "small", "deep", "wide"};
+
+// A device's tuning and where it came from (engine/opencl/mma_tuning.h): the tile its program is
+// built with, and the tiles of the shape classes that were tuned apart (by class name; a class
+// without one runs select_mma_tile's rules on `tile`).
+struct MmaTuning {
   MmaTile tile;
-  std::string source;  // "tuning database PATH", "q8's entry for NAME" or "default"
+  std::map<std::string, MmaTile> classes;
+  std::string source;  // "tuning database PATH", "q8's entry for NAME", "plan PATH" or "default"
+  // "128x128x64/2x2/2" then " narrow 64x64x64/2x2/3 …" for each tuned class.
+  std::string describe() const;
+  bool operator==(const MmaTuning& o) const { return tile == o.tile && classes == o.classes; }
 };
 
 }  // namespace q8

@@ -1,5 +1,6 @@
 #include "engine/opencl/mma_tuning.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,7 +16,8 @@ namespace q8 {
 
 namespace {
 
-// q8's entries: device name → the tile that won `q8 tune` there.
+// q8's entries: device name → the tuning that won `q8 tune` there (the device tile, then
+// "class tile" pairs).
 const std::map<std::string, std::string>& table() {
   static const std::map<std::string, std::string> entries = {
       // `q8 tune --repeat 3`, driver 580.159.04, with ldmatrix and the small tile for small
@@ -37,6 +39,38 @@ nlohmann::ordered_json read_db(const std::string& path) {
   return db;
 }
 
+bool is_entry_for(const nlohmann::ordered_json& e, const DeviceCaps& caps) {
+  return e.is_object() && e.value("device", "") == caps.name && e.value("driver", "") == caps.driver;
+}
+
+// The tiles of an entry or a section: "qgemm_mma", and "classes" by the names of kMmaClasses.
+MmaTuning tuning_of(const nlohmann::ordered_json& e, const DeviceCaps& caps, const std::string& source) {
+  MmaTuning t;
+  t.source = source;
+  check(e.contains("qgemm_mma") && e["qgemm_mma"].is_string(), "no qgemm_mma tile");
+  t.tile = parse_mma_tile(e["qgemm_mma"].get<std::string>(), caps);
+  if (!e.contains("classes")) return t;
+  check(e["classes"].is_object(), "\"classes\" is not an object of tiles by shape class");
+  for (const auto& [name, tile] : e["classes"].items()) {
+    check(std::find(std::begin(kMmaClasses), std::end(kMmaClasses), name) != std::end(kMmaClasses),
+          "\"" + name + "\" is no shape class (narrow, small, deep, wide)");
+    check(tile.is_string(), "class " + name + ": the tile is not a string");
+    t.classes[name] = parse_mma_tile(tile.get<std::string>(), caps);
+  }
+  return t;
+}
+
+nlohmann::ordered_json tiles_json(const MmaTuning& tuning) {
+  nlohmann::ordered_json j;
+  j["qgemm_mma"] = tuning.tile.name();
+  if (tuning.classes.empty()) return j;
+  nlohmann::ordered_json classes = nlohmann::ordered_json::object();
+  for (const char* name : kMmaClasses)
+    if (const auto it = tuning.classes.find(name); it != tuning.classes.end()) classes[name] = it->second.name();
+  j["classes"] = classes;
+  return j;
+}
+
 }  // namespace
 
 std::string tuning_db_path() {
@@ -47,30 +81,40 @@ std::string tuning_db_path() {
   return "";
 }
 
-TunedTile tuned_mma_tile(const DeviceCaps& caps, const std::string& db_path) {
+MmaTuning device_mma_tuning(const DeviceCaps& caps, const std::string& db_path) {
   if (!db_path.empty()) {
     const nlohmann::ordered_json db = read_db(db_path);
     for (const nlohmann::ordered_json& e : db.value("devices", nlohmann::ordered_json::array()))
-      if (e.value("device", "") == caps.name && e.value("driver", "") == caps.driver) {
+      if (is_entry_for(e, caps)) {
         try {
-          return {parse_mma_tile(e.value("qgemm_mma", ""), caps), "tuning database " + db_path};
+          return tuning_of(e, caps, "tuning database " + db_path);
         } catch (const Error& error) {
           throw Error(db_path + ": " + error.what());
         }
       }
   }
-  if (const auto it = table().find(caps.name); it != table().end()) return {parse_mma_tile(it->second, caps), "q8's entry for " + caps.name};
-  return {kMmaTile, "default"};
+  if (const auto it = table().find(caps.name); it != table().end()) {
+    std::istringstream words(it->second);
+    MmaTuning t;
+    std::string tile, name;
+    words >> tile;
+    t.tile = parse_mma_tile(tile, caps);
+    while (words >> name >> tile) t.classes[name] = parse_mma_tile(tile, caps);
+    t.source = "q8's entry for " + caps.name;
+    return t;
+  }
+  return {kMmaTile, {}, "default"};
 }
 
-void record_mma_tile(const std::string& db_path, const DeviceCaps& caps, const MmaTile& tile, const std::string& measured) {
+void record_mma_tuning(const std::string& db_path, const DeviceCaps& caps, const MmaTuning& tuning, const std::string& measured) {
   check(!db_path.empty(), "no place for the tuning database (set Q8_TUNING_DB or HOME)");
   nlohmann::ordered_json db = read_db(db_path);
   nlohmann::ordered_json devices = nlohmann::ordered_json::array();
   for (const nlohmann::ordered_json& e : db.value("devices", nlohmann::ordered_json::array()))
-    if (!(e.value("device", "") == caps.name && e.value("driver", "") == caps.driver)) devices.push_back(e);
+    if (!is_entry_for(e, caps)) devices.push_back(e);
   nlohmann::ordered_json entry;
-  entry["device"] = caps.name, entry["driver"] = caps.driver, entry["qgemm_mma"] = tile.name();
+  entry["device"] = caps.name, entry["driver"] = caps.driver;
+  entry.update(tiles_json(tuning));
   entry["measured"] = nlohmann::ordered_json::parse(measured);
   devices.push_back(entry);
   nlohmann::ordered_json out;
@@ -80,9 +124,28 @@ void record_mma_tile(const std::string& db_path, const DeviceCaps& caps, const M
   write_file_atomically(db_path, out.dump(2) + "\n");
 }
 
+std::string mma_tuning_section(const DeviceCaps& caps, const MmaTuning& tuning) {
+  nlohmann::ordered_json j;
+  j["format"] = "q8-device", j["device"] = caps.name, j["driver"] = caps.driver;
+  j.update(tiles_json(tuning));
+  return j.dump(2) + "\n";
+}
+
+std::optional<MmaTuning> parse_mma_tuning_section(const std::string& section, const DeviceCaps& caps, const std::string& what) {
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(section, nullptr, false);
+  check(!j.is_discarded() && j.is_object() && j.value("format", "") == "q8-device", what + ": the device section is not one q8 wrote");
+  if (!is_entry_for(j, caps)) return std::nullopt;
+  try {
+    return tuning_of(j, caps, "plan " + what);
+  } catch (const Error& error) {
+    throw Error(what + ": device section: " + error.what());
+  }
+}
+
 std::vector<MmaTile> mma_candidates(const DeviceCaps& caps) {
   std::vector<MmaTile> all;
-  const int shapes[][4] = {{128, 128, 2, 2}, {128, 128, 4, 2}, {128, 128, 2, 4}, {128, 256, 2, 4}, {256, 128, 4, 2}, {64, 128, 2, 2}};
+  const int shapes[][4] = {{128, 128, 2, 2}, {128, 128, 4, 2}, {128, 128, 2, 4}, {128, 256, 2, 4}, {256, 128, 4, 2},
+                           {64, 128, 2, 2},   {128, 64, 2, 2},   {64, 64, 2, 2}};
   for (const auto& s : shapes)
     for (int depth : {32, 64})
       for (int stages : {2, 3, 4}) {

@@ -133,7 +133,7 @@ class ClWeighted final : public ClNode {
       const int rows = int(samples * positions), spatial = out_nhwc_ ? 0 : int(positions);
       const int residual_spatial = res_nhwc_ ? 0 : int(positions);
       if (implicit_) {  // the windows read straight from x into the ring (qgemm_mma.cl)
-        launch_mma("qconv_implicit_mma", rows, m, x, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial,
+        launch_mma("qconv_implicit_mma", rows, k_dim, m, x, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial,
                    r_scale_, lo_, hi_, geometry_, c);
         return;
       }
@@ -142,7 +142,7 @@ class ClWeighted final : public ClNode {
         set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
         device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
       }
-      launch_mma("qgemm_mma", rows, m, direct_ ? x : cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial,
+      launch_mma("qgemm_mma", rows, k_dim, m, direct_ ? x : cols_, w_, rows, k_dim, m, spatial, mode, out[0], out[0], bias_, bias_, scale_, r, residual_spatial,
                  r_scale_, lo_, hi_);
       return;
     }
@@ -171,7 +171,7 @@ class ClWeighted final : public ClNode {
     const int k_dim = int(x.dim(x.rank() - 1)), n = int(out_.dims.back());
     const int rows = int(numel(out_.dims) / std::max(n, 1));
     if (kernel_ == "qgemm_mma") {
-      launch_mma("qgemm_mma", rows, n, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, 0, r_scale_, lo_, hi_);
+      launch_mma("qgemm_mma", rows, k_dim, n, x, w_, rows, k_dim, n, 0, mode, out[0], out[0], bias_, bias_, scale_, r, 0, r_scale_, lo_, hi_);
       return;
     }
     const cl_kernel k = device_->kernel(kernel_);
@@ -181,18 +181,18 @@ class ClWeighted final : public ClNode {
   }
 
  private:
-  // qgemm_mma.cl's `function` with the tile select_mma_tile picks for [rows, cols]: one
-  // work-group per tile of y. The arguments are set on the kernel that runs.
+  // qgemm_mma.cl's `function` with the tile select_mma_tile picks for [rows, k] · [k, cols]:
+  // one work-group per tile of y. The arguments are set on the kernel that runs.
   template <typename... Args>
-  void launch_mma(const std::string& function, int rows, int cols, const Args&... args) {
-    const MmaTile tile = select_mma_tile(rows, cols, device_->mma_tile(), device_->caps());
-    const cl_kernel k = device_->mma_kernel(tile, function);
-    set_args(k, args...);
+  void launch_mma(const std::string& function, int rows, int k, int cols, const Args&... args) {
+    const MmaTile tile = select_mma_tile(rows, k, cols, device_->mma_tuning(), device_->caps());
+    const cl_kernel kernel = device_->mma_kernel(tile, function);
+    set_args(kernel, args...);
     const size_t groups_n = size_t((cols + tile.cols - 1) / tile.cols), groups_m = size_t((rows + tile.rows - 1) / tile.rows);
     check(groups_m <= size_t(kMaxMmaRowGroups), name_ + ": " + std::to_string(rows) + " rows make " + std::to_string(groups_m) +
                                                    " work-groups of tile " + tile.name() + ", past the device's " +
                                                    std::to_string(kMaxMmaRowGroups) + ": run a smaller batch");
-    device_->launch(k, {groups_n * size_t(tile.threads()), groups_m}, {size_t(tile.threads()), 1});
+    device_->launch(kernel, {groups_n * size_t(tile.threads()), groups_m}, {size_t(tile.threads()), 1});
   }
 
   bool windowed() const { return kernel_ == "qconv" || kernel_ == "qconv_mma" || kernel_ == "qconv_transpose" || kernel_ == "qconv_depthwise_nhwc"; }

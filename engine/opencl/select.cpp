@@ -49,11 +49,27 @@ std::string select_conv(int64_t c, int64_t taps, int64_t group, const DeviceCaps
   return group == 1 && c * taps >= 8 && select_gemm(32, 1, caps) == "qgemm_mma" ? "qconv_mma" : "qconv";
 }
 
-MmaTile select_mma_tile(int64_t rows, int64_t n, const MmaTile& device_tile, const DeviceCaps& caps) {
+std::string MmaTuning::describe() const {
+  std::string s = tile.name();
+  for (const auto& [name, t] : classes) s += " " + name + " " + t.name();
+  return s;
+}
+
+std::string mma_shape_class(int64_t rows, int64_t k, int64_t n, const DeviceCaps& caps) {
+  const int64_t tiles = (rows + 127) / 128 * ((n + 127) / 128);
+  if (n <= 64) return "narrow";
+  if (tiles < int64_t(caps.compute_units)) return "small";
+  return k >= 1024 ? "deep" : "wide";
+}
+
+MmaTile select_mma_tile(int64_t rows, int64_t k, int64_t n, const MmaTuning& tuning, const DeviceCaps& caps) {
+  const auto fits = [&](const MmaTile& t) { return (rows + t.rows - 1) / t.rows <= kMaxMmaRowGroups; };
+  if (const auto it = tuning.classes.find(mma_shape_class(rows, k, n, caps)); it != tuning.classes.end() && fits(it->second))
+    return it->second;
+  const MmaTile& device_tile = tuning.tile;
   const int64_t groups = (rows + device_tile.rows - 1) / device_tile.rows * ((n + device_tile.cols - 1) / device_tile.cols);
   const bool narrow = 2 * n <= device_tile.cols, few = groups < int64_t(caps.compute_units);
-  const bool fits = (rows + kSmallMmaTile.rows - 1) / kSmallMmaTile.rows <= kMaxMmaRowGroups;
-  return (narrow || few) && fits ? kSmallMmaTile : device_tile;
+  return (narrow || few) && fits(kSmallMmaTile) ? kSmallMmaTile : device_tile;
 }
 
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps) {

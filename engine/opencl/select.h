@@ -27,17 +27,26 @@ std::string program_defines(const DeviceCaps& caps, const MmaTile& tile = kMmaTi
 // [N, K]), else "qgemm" (portable).
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps);
 
-// The tile a tensor-core QGemm of [rows, n] runs with: the device's, or kSmallMmaTile where the
-// device's would leave half its columns empty (n ≤ cols / 2) or give fewer work-groups than the
-// device has compute units (small grids: the 7 × 7 layers of a ResNet at batch 64, batch 1), and
-// the small tile is another and its row groups fit kMaxMmaRowGroups. A pure function of the
-// shape, the device's tile and its compute units (docs/opencl.md, "Tuning", has the measurements
-// behind the two thresholds).
+// The shape class of a tensor-core GEMM of y [rows, n] = x [rows, k] · wᵀ, the first of
+// kMmaClasses that holds:
+//   "narrow" n ≤ 64 (half of a 128-wide tile or more would be empty: ResNet's 64-channel convs);
+//   "small"  fewer 128 × 128 tiles of y than the device has compute units (the 7 × 7 layers of
+//            a ResNet at batch 64, every layer at batch 1);
+//   "deep"   k ≥ 1024 (3 × 3 convs from 128 channels, square GEMMs);
+//   "wide"   the rest (1 × 1 convs over large images).
+std::string mma_shape_class(int64_t rows, int64_t k, int64_t n, const DeviceCaps& caps);
+
+// The tile a tensor-core QGemm of [rows, k] · [k, n] runs with: its shape class's tile where the
+// tuning has one (and that tile's row groups fit kMaxMmaRowGroups), else the rules: the device's
+// tile, or kSmallMmaTile where the device's would leave half its columns empty (n ≤ cols / 2) or
+// give fewer work-groups than the device has compute units, and the small tile is another and its
+// row groups fit kMaxMmaRowGroups. A pure function of the shape, the tuning and the compute units
+// (docs/opencl.md, "Tuning", has the measurements behind the two thresholds).
 inline constexpr MmaTile kSmallMmaTile{64, 64, 2, 2, 64, 3};
 // Work-groups along a launch's second axis that NVIDIA's OpenCL takes (a CUDA grid's y): the
 // small tile is not picked where its row groups would be more.
 inline constexpr int64_t kMaxMmaRowGroups = 65535;
-MmaTile select_mma_tile(int64_t rows, int64_t n, const MmaTile& device_tile, const DeviceCaps& caps);
+MmaTile select_mma_tile(int64_t rows, int64_t k, int64_t n, const MmaTuning& tuning, const DeviceCaps& caps);
 
 // QConv: "qconv_mma" (im2col.cl's rows, then qgemm_mma) on the devices where select_gemm takes the
 // tensor cores, for convs of one group with K = C · taps ≥ 8 (im2col pads K with zeros to whole

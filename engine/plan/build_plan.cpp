@@ -1,6 +1,7 @@
 #include "engine/plan/build_plan.h"
 
 #include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
 #include "engine/onnx/import.h"
 #include "engine/plan/reference/backend.h"
 #if Q8_WITH_OPENCL
@@ -39,8 +40,8 @@ std::string describe_device(const std::string& device) {
       const DeviceCaps& caps = devices[size_t(index)];
       std::string text = "opencl:" + std::to_string(index) + ": " + caps.describe();
       if (select_gemm(32, 1, caps) == "qgemm_mma") {
-        const TunedTile tile = tuned_mma_tile(caps, tuning_db_path());
-        text += "; qgemm_mma tile " + tile.tile.name() + " (" + tile.source + ")";
+        const MmaTuning tuning = device_mma_tuning(caps, tuning_db_path());
+        text += "; qgemm_mma tiles " + tuning.describe() + " (" + tuning.source + ")";
       }
       return text;
     }
@@ -49,9 +50,48 @@ std::string describe_device(const std::string& device) {
   return device;
 }
 
-Graph load_runnable(const std::string& path, bool int8, std::string* lowering_report) {
+std::string device_section(const std::string& device) {
+  const int index = device_index(device);
+  if (index < 0) return "";
+#if Q8_WITH_OPENCL
+  const std::vector<DeviceCaps> devices = list_devices();
+  check(size_t(index) < devices.size(), "--device " + device + ": OpenCL device " + std::to_string(index) + " does not exist (" +
+                                            std::to_string(devices.size()) + " found)");
+  const DeviceCaps& caps = devices[size_t(index)];
+  check(select_gemm(32, 1, caps) == "qgemm_mma", "--device " + device + ": " + caps.describe() +
+                                                     " has no tuned kernel to record (qgemm_mma needs NVIDIA sm_80 or later)");
+  return mma_tuning_section(caps, device_mma_tuning(caps, tuning_db_path()));
+#else
+  throw Error("--device " + device + ": this q8 was built without OpenCL (-DQ8_OPENCL=OFF)");
+#endif
+}
+
+namespace {
+
+// Gives the OpenCL device a plan runs on the tuning of the plan's device section, where the
+// section is that device's.
+void use_device_section(const Plan& plan, const std::string& device, const std::string& what) {
+  if (plan.device.empty() || device_index(device) < 0) return;
+#if Q8_WITH_OPENCL
+  const std::shared_ptr<OpenClDevice> cl = OpenClDevice::open(device_index(device));
+  if (const std::optional<MmaTuning> tuning = parse_mma_tuning_section(plan.device, cl->caps(), what)) {
+    cl->use_mma_tuning(*tuning);
+    log::info("tuning:     qgemm_mma tiles %s (the plan's device section)\n", tuning->describe().c_str());
+  } else {
+    log::info("tuning:     the plan's device section is another device's or driver's: this device's own tuning runs\n");
+  }
+#endif
+}
+
+}  // namespace
+
+Graph load_runnable(const std::string& path, bool int8, std::string* lowering_report, const std::string& device) {
   const std::string bytes = read_file(path);
-  if (is_plan(bytes)) return parse_plan(bytes, path).graph;
+  if (is_plan(bytes)) {
+    Plan plan = parse_plan(bytes, path);
+    use_device_section(plan, device, path);
+    return std::move(plan.graph);
+  }
   if (!int8) return load_model(path);
   Lowered lowered = lower_qdq(load_model(path));
   if (lowering_report) *lowering_report = format_lowering_report(lowered);

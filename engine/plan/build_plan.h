@@ -35,8 +35,15 @@ struct BuiltPlan {
 BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const TensorMap& inputs);
 
 // What q8 run and q8 bench execute from a file: a plan as it is; an ONNX model as it is, or, with
-// int8, lowered (lowering_report, when given, receives the report then).
-Graph load_runnable(const std::string& path, bool int8, std::string* lowering_report = nullptr);
+// int8, lowered (lowering_report, when given, receives the report then). A plan run on the OpenCL
+// device its device section names (name and driver) runs that section's tuning there.
+Graph load_runnable(const std::string& path, bool int8, std::string* lowering_report = nullptr, const std::string& device = "cpu");
+
+// The device section `q8 build --device` writes into a plan: "" for "cpu"; for "opencl[:N]",
+// that device's tuning (its database entry, else q8's entry, else the default), recorded so that
+// the plan runs the same tiles there whatever the database later holds. Error for a device with
+// no tuned kernel.
+std::string device_section(const std::string& device);
 
 // "cpu 7 nodes; int8-reference 7 nodes": how many nodes each backend runs.
 std::string placement_summary(const std::vector<std::string_view>& placement);

@@ -108,10 +108,9 @@ std::string serialize_plan(const Plan& plan) {
   }
   std::string graph;
   check(to_model_proto(plan.graph).SerializeToString(&graph), "cannot serialize the lowered graph");
-  return write_plan_container({{"graph", graph},
-                               {"source", plan.source_sha256},
-                               {"lowering", plan.lowering_report},
-                               {"memory", memory.str()}});
+  std::vector<PlanSection> sections = {{"graph", graph}, {"source", plan.source_sha256}, {"lowering", plan.lowering_report}, {"memory", memory.str()}};
+  if (!plan.device.empty()) sections.push_back({"device", plan.device});
+  return write_plan_container(sections);
 }
 
 namespace {
@@ -161,6 +160,7 @@ Plan parse_plan(const std::string& bytes, const std::string& what) {
     plan.source_sha256 = sections["source"];
     plan.lowering_report = sections["lowering"];
     parse_memory(sections["memory"], plan);
+    if (sections.count("device")) plan.device = sections["device"];
     return plan;
   } catch (const Error& e) {
     throw e.with_context(what);

@@ -34,6 +34,8 @@ struct Plan {
   std::string shapes;                   // the input shapes the memory plan is for ("x=1x3x32x32")
   std::vector<BufferLifetime> buffers;  // every intermediate value at those shapes
   MemoryPlan memory;
+  std::string device;                   // the device section: a device's tuning (q8 build --device;
+                                        // engine/opencl/mma_tuning.h), "" for none
 };
 
 std::string serialize_plan(const Plan& plan);

@@ -216,6 +216,9 @@ def main():
         ("tune: a device without the tensor-core kernel", ["tune", "--device", "opencl", "--db", os.path.join(out, "t.json")],
          "has no INT8 tensor-core kernel to tune (qgemm_mma needs NVIDIA sm_80 or later)"),
         ("tune: no runs", ["tune", "--repeat", "0", "--db", os.path.join(out, "t.json")], "--repeat must be at least 1"),
+        ("build: a device section for a device without tuned kernels", ["build", FASHION, "-o", os.path.join(out, "p.q8plan"),
+                                                                          "--device", "opencl"],
+         "has no tuned kernel to record (qgemm_mma needs NVIDIA sm_80 or later)"),
     ]
     # A command line that cannot work exits 2; an error met while working exits 1.
     argument_errors = {"input name that is wrong", "unknown flag", "calibrate: unknown method",

@@ -61,18 +61,49 @@ TEST(Select, TheSmallTileWhereTheDevicesWouldBeHalfEmptyOrLeaveUnitsIdle) {
   h100.nv_sm = 90, h100.compute_units = 132;
   const MmaTile big{128, 128, 2, 4, 64, 2};
   ASSERT_NE(kSmallMmaTile, big);
-  EXPECT_EQ(select_mma_tile(4096, 4096, big, h100), big);
-  EXPECT_EQ(select_mma_tile(200704, 256, big, h100), big);           // 1 × 1 from 64 to 256 at 56 × 56, batch 64
-  EXPECT_EQ(select_mma_tile(200704, 64, big, h100), kSmallMmaTile);  // 64 outputs: half of each 128-wide tile empty
-  EXPECT_EQ(select_mma_tile(200704, 65, big, h100), big);
-  EXPECT_EQ(select_mma_tile(3136, 512, big, h100), kSmallMmaTile);   // 7 × 7 at batch 64: 100 work-groups for 132 units
-  EXPECT_EQ(select_mma_tile(12544, 256, big, h100), big);            // 14 × 14 at batch 64: 196
-  EXPECT_EQ(select_mma_tile(3136, 2048, big, h100), big);            // 400
-  EXPECT_EQ(select_mma_tile(49, 2048, big, h100), kSmallMmaTile);    // batch 1
-  EXPECT_EQ(select_mma_tile(4096, 4096, kSmallMmaTile, h100), kSmallMmaTile);
+  const MmaTuning untuned{big, {}, "test"};  // no class tiles: the rules
+  EXPECT_EQ(select_mma_tile(4096, 4096, 4096, untuned, h100), big);
+  EXPECT_EQ(select_mma_tile(200704, 64, 256, untuned, h100), big);           // 1 × 1 from 64 to 256 at 56 × 56, batch 64
+  EXPECT_EQ(select_mma_tile(200704, 576, 64, untuned, h100), kSmallMmaTile);  // 64 outputs: half of each 128-wide tile empty
+  EXPECT_EQ(select_mma_tile(200704, 576, 65, untuned, h100), big);
+  EXPECT_EQ(select_mma_tile(3136, 2048, 512, untuned, h100), kSmallMmaTile);  // 7 × 7 at batch 64: 100 work-groups for 132 units
+  EXPECT_EQ(select_mma_tile(12544, 2304, 256, untuned, h100), big);           // 14 × 14 at batch 64: 196
+  EXPECT_EQ(select_mma_tile(3136, 512, 2048, untuned, h100), big);            // 400
+  EXPECT_EQ(select_mma_tile(49, 512, 2048, untuned, h100), kSmallMmaTile);    // batch 1
+  EXPECT_EQ(select_mma_tile(4096, 4096, 4096, MmaTuning{kSmallMmaTile, {}, ""}, h100), kSmallMmaTile);
   // 64 outputs over 6.4 million rows (the stem at batch 512): 100,352 small-tile row groups, more than a launch takes.
-  EXPECT_EQ(select_mma_tile(64 * 100352, 64, big, h100), big);
-  EXPECT_EQ(select_mma_tile(64 * 65535, 64, big, h100), kSmallMmaTile);
+  EXPECT_EQ(select_mma_tile(64 * 100352, 147, 64, untuned, h100), big);
+  EXPECT_EQ(select_mma_tile(64 * 65535, 147, 64, untuned, h100), kSmallMmaTile);
+}
+
+TEST(Select, ShapeClassesInTheirOrder) {
+  DeviceCaps h100 = nvidia();
+  h100.nv_sm = 90, h100.compute_units = 132;
+  EXPECT_EQ(mma_shape_class(200704, 576, 64, h100), "narrow");   // n ≤ 64, however many tiles
+  EXPECT_EQ(mma_shape_class(49, 4608, 64, h100), "narrow");      // before small
+  EXPECT_EQ(mma_shape_class(3136, 2048, 512, h100), "small");    // 25 × 4 = 100 tiles of 128 × 128 < 132
+  EXPECT_EQ(mma_shape_class(1024, 1024, 1024, h100), "small");   // 64
+  EXPECT_EQ(mma_shape_class(4224, 1024, 512, h100), "deep");     // 33 × 4 = 132 tiles: not small
+  EXPECT_EQ(mma_shape_class(12544, 2304, 256, h100), "deep");
+  EXPECT_EQ(mma_shape_class(12544, 1023, 256, h100), "wide");    // K one short of deep
+  EXPECT_EQ(mma_shape_class(200704, 64, 256, h100), "wide");
+  h100.compute_units = 8;  // a small device: the 7 × 7 layers fill it
+  EXPECT_EQ(mma_shape_class(3136, 2048, 512, h100), "deep");
+}
+
+TEST(Select, AClassTileWhereTheTuningHasOne) {
+  DeviceCaps h100 = nvidia();
+  h100.nv_sm = 90, h100.compute_units = 132;
+  const MmaTile big{128, 128, 2, 4, 64, 2}, deep{128, 256, 2, 4, 32, 2}, narrow{128, 64, 2, 2, 64, 2};
+  MmaTuning tuned{big, {{"deep", deep}, {"narrow", narrow}}, "test"};
+  EXPECT_EQ(select_mma_tile(4096, 4096, 4096, tuned, h100), deep);
+  EXPECT_EQ(select_mma_tile(200704, 576, 64, tuned, h100), narrow);
+  EXPECT_EQ(select_mma_tile(200704, 64, 256, tuned, h100), big);            // wide: not tuned, the rules
+  EXPECT_EQ(select_mma_tile(3136, 2048, 512, tuned, h100), kSmallMmaTile);   // small: not tuned, the rules
+  // A class tile whose row groups a launch cannot take gives way to the rules.
+  tuned.classes["narrow"] = MmaTile{32, 64, 2, 2, 64, 2};
+  EXPECT_EQ(select_mma_tile(64 * 65535, 147, 64, tuned, h100), kSmallMmaTile);
+  EXPECT_EQ(select_mma_tile(4096, 147, 64, tuned, h100), (MmaTile{32, 64, 2, 2, 64, 2}));
 }
 
 }  // namespace

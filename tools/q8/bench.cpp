@@ -183,7 +183,7 @@ void bench(const BenchOptions& o) {
               o.model.c_str(), o.int8.empty() ? "(none; --int8 QDQ_MODEL|PLAN adds the INT8 engine)" : o.int8.c_str(),
               describe_device(o.device).c_str(), compute_threads(), o.warmup, o.iterations, o.profile ? "per node (host) and per device kernel" : "off");
   if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
-  Graph model = load_runnable(o.model, false);
+  Graph model = load_runnable(o.model, false, nullptr, o.device);
   const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
   log::info("shapes:     %s\n", describe_shapes(inputs).c_str());
   if (const auto level = graph_optimization_level(o.graph_optimization))
@@ -194,7 +194,7 @@ void bench(const BenchOptions& o) {
   std::vector<Timing> timings = {time_graph(int8_model ? "INT8" : "FP32", std::move(model), inputs, o, int8_model ? o.device : "cpu")};
   print_timing(timings[0], top);
   if (!o.int8.empty()) {
-    timings.push_back(time_graph("INT8", load_runnable(o.int8, true), inputs, o, o.device));
+    timings.push_back(time_graph("INT8", load_runnable(o.int8, true, nullptr, o.device), inputs, o, o.device));
     print_timing(timings[1], top);
     log::info("INT8 / FP32 latency: %.2f× (%s)\n", timings[1].mean() / timings[0].mean(),
                 o.device == "cpu" ? "the INT8 engine here is the CPU integer reference: naive loops, the oracle for every device, "

@@ -1,6 +1,7 @@
-// q8 build QDQ_MODEL -o PLAN [--shape NAME=DIMS]...: lowers a QDQ model into the INT8 engine's
-// fused integer ops and writes a plan file (docs/plan.md): the lowering report, where each node
-// runs, and a memory plan for the given input shapes.
+// q8 build QDQ_MODEL -o PLAN [--shape NAME=DIMS]... [--device opencl[:N]]: lowers a QDQ model into
+// the INT8 engine's fused integer ops and writes a plan file (docs/plan.md): the lowering report,
+// where each node runs, a memory plan for the given input shapes, and with --device that device's
+// tuning.
 #include <cstdio>
 #include <map>
 
@@ -21,6 +22,7 @@ struct BuildOptions {
   std::string model;
   std::string output;
   std::vector<std::string> shapes;  // NAME=1x3x224x224
+  std::string device = "cpu";       // opencl[:N]: record that device's tuning
 };
 
 void print_report(const BuiltPlan& b, bool verbose) {
@@ -37,17 +39,21 @@ void print_report(const BuiltPlan& b, bool verbose) {
 }
 
 void build(const BuildOptions& o) {
-  log::info("=== q8 build ===\nmodel:   %s\noutput:  %s\n", o.model.c_str(), o.output.c_str());
+  log::info("=== q8 build ===\nmodel:   %s\noutput:  %s\ndevice:  %s\n", o.model.c_str(), o.output.c_str(),
+            o.device == "cpu" ? "none (no device section)" : describe_device(o.device).c_str());
   check_output_is_no_input("-o", o.output, {{"the model", o.model}});
+  const std::string device = device_section(o.device);
   const std::string bytes = read_file(o.model);
   const Graph qdq = load_model(o.model);
   const TensorMap inputs = gather_inputs(qdq, {}, o.shapes, kDefaultSeed);
-  const BuiltPlan b = build_plan(qdq, sha256_hex(bytes), inputs);
+  BuiltPlan b = build_plan(qdq, sha256_hex(bytes), inputs);
+  b.plan.device = device;
   log::info("shapes:  %s\n", b.plan.shapes.c_str());
   print_report(b, log::level() == log::Level::Debug);
   log::info("memory plan: %zu intermediate buffers, arena %.2f MiB (peak), %.2f MiB without reuse\n", b.plan.buffers.size(),
               double(b.plan.memory.arena_bytes) / 1048576.0, double(b.plan.memory.total_bytes) / 1048576.0);
   const std::string plan = serialize_plan(b.plan);
+  if (!device.empty()) log::info("device section: the tiles above, for %s\n", o.device.c_str());
   write_file_atomically(o.output, plan);
   log::info("wrote %s (%zu bytes, sha256 %s)\n", o.output.c_str(), plan.size(), sha256_hex(plan).c_str());
 }
@@ -60,6 +66,8 @@ void add_build_command(CLI::App& app) {
   cmd->add_option("model", o->model, "QDQ ONNX model (from q8 quantize, or any symmetric int8 QDQ model)")->required();
   cmd->add_option("-o,--output", o->output, "plan file to write (.q8plan)")->required();
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… input shape the memory plan is for (dynamic dims default to 1)");
+  cmd->add_option("--device", o->device, "opencl[:N]: record that device's tuning (tuning database, else q8's entry) in the plan")
+      ->check(device_name());
   cmd->callback([o] { build(*o); });
 }
 

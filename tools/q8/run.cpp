@@ -56,7 +56,7 @@ void run(const RunOptions& o) {
               o.model.c_str(), describe_device(o.device).c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is (a plan: int8)",
               compute_threads(), o.output_dir.c_str());
   std::string lowering;
-  Graph graph = load_runnable(o.model, o.int8, &lowering);
+  Graph graph = load_runnable(o.model, o.int8, &lowering, o.device);
   log::info("%s", lowering.c_str());
   if (const auto level = graph_optimization_level(o.graph_optimization))
     log::info("%s\n", optimize_for_inference(graph, *level).summary().c_str());

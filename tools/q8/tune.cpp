@@ -1,10 +1,12 @@
-// q8 tune: times qgemm_mma under each candidate tile on GEMM shapes of the classes q8's plans run
-// (square, and convolutions' im2col shapes at batch 64), checks every tile's output byte for byte
-// against the first's, and records the fastest in the tuning database (engine/opencl/mma_tuning.h,
+// q8 tune: times qgemm_mma under each candidate tile on GEMM shapes of every shape class q8's plans
+// run (squares, and convolutions' im2col shapes at batch 64), checks every tile's output byte for
+// byte against the present tuning's, and records the fastest tile of each class, and the fastest
+// over all shapes as the device's, in the tuning database (engine/opencl/mma_tuning.h,
 // docs/opencl.md "Tuning").
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 
@@ -39,10 +41,21 @@ struct GemmCase {
   int64_t rows, k, n;
 };
 
-// Square GEMMs and ResNet-50's convolution classes at batch 64 (rows = 64 · H · W, K = C · taps).
+// Squares and ResNet-50's convolution shapes at batch 64 (rows = 64 · H · W, K = C · taps), two or
+// three of each shape class on a device of about 100 to 140 compute units (the class of each is
+// worked out for the device at hand).
 const std::vector<GemmCase> kCases = {
-    {"gemm 4096", 4096, 4096, 4096},          {"conv3x3 56x56 64", 200704, 576, 64},   {"conv1x1 56x56 64->256", 200704, 64, 256},
-    {"conv3x3 14x14 256", 12544, 2304, 256}, {"conv1x1 7x7 2048->512", 3136, 2048, 512},
+    {"gemm 4096", 4096, 4096, 4096},
+    {"gemm 1024", 1024, 1024, 1024},
+    {"conv3x3 56x56 64", 200704, 576, 64},
+    {"conv1x1 56x56 256->64", 200704, 256, 64},
+    {"conv1x1 56x56 64->256", 200704, 64, 256},
+    {"conv1x1 28x28 128->512", 50176, 128, 512},
+    {"conv1x1 28x28 512->128", 50176, 512, 128},
+    {"conv3x3 28x28 128", 50176, 1152, 128},
+    {"conv3x3 14x14 256", 12544, 2304, 256},
+    {"conv3x3 7x7 512", 3136, 4608, 512},
+    {"conv1x1 7x7 2048->512", 3136, 2048, 512},
 };
 
 class Case {
@@ -88,6 +101,19 @@ double seconds_per_run(OpenClDevice& cl, Case& c, int repeat) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeat;
 }
 
+// Every class given tile t, so each case runs t whatever its shape.
+MmaTuning forcing(const MmaTile& t) {
+  MmaTuning f{t, {}, "q8 tune"};
+  for (const char* name : kMmaClasses) f.classes[name] = t;
+  return f;
+}
+
+double geometric_mean(const std::vector<double>& v) {
+  double log_sum = 0;
+  for (double x : v) log_sum += std::log(x);
+  return v.empty() ? 0 : std::exp(log_sum / double(v.size()));
+}
+
 void tune(const TuneOptions& o) {
   check_argument(o.device != "cpu", "--device: q8 tune tunes an OpenCL device's kernels (opencl or opencl:N)");
   check_argument(o.repeat >= 1, "--repeat must be at least 1");
@@ -102,75 +128,103 @@ void tune(const TuneOptions& o) {
   const DeviceCaps& caps = cl->caps();
   const std::string db = o.db.empty() ? tuning_db_path() : o.db;
   if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"--db", db}});
-  std::vector<MmaTile> tiles = mma_candidates(caps);
-  // The device's present tile first: every other tile's outputs are compared with its own.
-  const MmaTile present = cl->mma_tile();
-  std::erase(tiles, present);
-  tiles.insert(tiles.begin(), present);
-  log::info("=== q8 tune ===\ndevice:     opencl:%d: %s\npresent:    qgemm_mma tile %s (%s)\ncandidates: %zu tiles\nshapes:     %zu GEMMs "
-            "(rows x K x N)\nrepeat:     %d runs each\ndatabase:   %s%s\n",
-            index, caps.describe().c_str(), present.name().c_str(), cl->mma_tile_source().c_str(), tiles.size(), kCases.size(), o.repeat,
-            db.c_str(), o.dry_run ? " (--dry-run: not written)" : "");
+  const MmaTuning present = cl->mma_tuning();
+  const std::vector<MmaTile> tiles = mma_candidates(caps);
+  log::info("=== q8 tune ===\ndevice:     opencl:%d: %s\npresent:    qgemm_mma tiles %s (%s)\ncandidates: %zu tiles\nshapes:     %zu GEMMs "
+            "(rows x K x N, class)\nrepeat:     %d runs each\ndatabase:   %s%s\n",
+            index, caps.describe().c_str(), present.describe().c_str(), present.source.c_str(), tiles.size(), kCases.size(), o.repeat, db.c_str(),
+            o.dry_run ? " (--dry-run: not written)" : "");
   std::vector<std::unique_ptr<Case>> cases;
+  std::vector<std::string> classes;
   for (const GemmCase& c : kCases) {
-    log::info("  %-24s %7lld x %5lld x %4lld\n", c.name.c_str(), static_cast<long long>(c.rows), static_cast<long long>(c.k),
-              static_cast<long long>(c.n));
+    classes.push_back(mma_shape_class(c.rows, c.k, c.n, caps));
+    log::info("  %-24s %7lld x %5lld x %4lld  %s\n", c.name.c_str(), static_cast<long long>(c.rows), static_cast<long long>(c.k),
+              static_cast<long long>(c.n), classes.back().c_str());
     cases.push_back(std::make_unique<Case>(backend, c));
   }
-  // A GPU's clocks ramp up under load: every case runs untimed first, so that the first tile is
-  // not timed on an idle device (on the H100 it scored 142 TOPS so, against 161 warm).
-  cl->use_mma_tile(tiles[0]);
-  for (auto& c : cases) c->prepare(), seconds_per_run(*cl, *c, o.repeat);
+  // One pass over every case: TOPS each, their outputs checked against the present tuning's.
   std::vector<Tensor> expected;
-  nlohmann::ordered_json measured = nlohmann::ordered_json::array();
-  double best_score = 0, present_score = 0;
-  MmaTile best = present;
-  for (size_t t = 0; t < tiles.size(); ++t) {
-    cl->use_mma_tile(tiles[t]);
+  const auto time_cases = [&](const std::string& label) {
+    std::vector<double> tops;
     std::string line;
-    double log_sum = 0;
-    nlohmann::ordered_json tops = nlohmann::ordered_json::object();
     for (size_t i = 0; i < cases.size(); ++i) {
       Case& c = *cases[i];
       c.prepare();
       const double s = seconds_per_run(*cl, c, o.repeat);
       const Tensor y = c.output();
-      if (t == 0) expected.push_back(y);
+      if (expected.size() < cases.size()) expected.push_back(y);
       else
         check(y.nbytes() == expected[i].nbytes() && std::memcmp(y.raw(), expected[i].raw(), y.nbytes()) == 0,
-              "qgemm_mma tile " + tiles[t].name() + " gives outputs other than tile " + present.name() + "'s on " + kCases[i].name +
-                  " (a kernel fault: report it)");
-      const double v = 2.0 * double(kCases[i].rows) * double(kCases[i].k) * double(kCases[i].n) / s / 1e12;
-      tops[kCases[i].name] = v;
-      log_sum += std::log(v);
+              "qgemm_mma " + label + " gives outputs other than the present tiles' on " + kCases[i].name + " (a kernel fault: report it)");
+      tops.push_back(2.0 * double(kCases[i].rows) * double(kCases[i].k) * double(kCases[i].n) / s / 1e12);
       char cell[32];
-      std::snprintf(cell, sizeof cell, " %7.1f", v);
+      std::snprintf(cell, sizeof cell, " %6.1f", tops.back());
       line += cell;
     }
-    const double score = std::exp(log_sum / double(cases.size()));
-    if (t == 0) present_score = score;
-    if (score > best_score) best_score = score, best = tiles[t];
-    log::info("[%2zu/%zu] %-18s TOPS%s | geometric mean %7.1f\n", t + 1, tiles.size(), tiles[t].name().c_str(), line.c_str(), score);
-    measured.push_back({{"qgemm_mma", tiles[t].name()}, {"tops", tops}, {"geometric_mean_tops", score}});
+    return std::make_pair(tops, line);
+  };
+  // A GPU's clocks ramp up under load: every case runs untimed first, so that the first tile is
+  // not timed on an idle device (on the H100 it scored 142 TOPS so, against 161 warm).
+  for (auto& c : cases) c->prepare(), seconds_per_run(*cl, *c, o.repeat);
+  const auto [present_tops, present_line] = time_cases("present tiles");
+  log::info("[ 0/%zu] %-18s TOPS%s | geometric mean %6.1f\n", tiles.size(), "present", present_line.c_str(), geometric_mean(present_tops));
+  // Per class: the best tile and its geometric mean; over all cases: the device's tile.
+  std::map<std::string, std::pair<MmaTile, double>> best_of;
+  std::pair<MmaTile, double> best_overall{present.tile, 0};
+  nlohmann::ordered_json measured = nlohmann::ordered_json::array();
+  for (size_t t = 0; t < tiles.size(); ++t) {
+    cl->use_mma_tuning(forcing(tiles[t]));
+    const auto [tops, line] = time_cases("tile " + tiles[t].name());
+    const double score = geometric_mean(tops);
+    if (score > best_overall.second) best_overall = {tiles[t], score};
+    nlohmann::ordered_json by_case = nlohmann::ordered_json::object();
+    for (size_t i = 0; i < cases.size(); ++i) by_case[kCases[i].name] = tops[i];
+    for (const char* name : kMmaClasses) {
+      std::vector<double> mine;
+      for (size_t i = 0; i < cases.size(); ++i)
+        if (classes[i] == name) mine.push_back(tops[i]);
+      if (mine.empty()) continue;
+      const double g = geometric_mean(mine);
+      if (!best_of.count(name) || g > best_of[name].second) best_of[name] = {tiles[t], g};
+    }
+    log::info("[%2zu/%zu] %-18s TOPS%s | geometric mean %6.1f\n", t + 1, tiles.size(), tiles[t].name().c_str(), line.c_str(), score);
+    measured.push_back({{"qgemm_mma", tiles[t].name()}, {"tops", by_case}, {"geometric_mean_tops", score}});
   }
-  cl->use_mma_tile(best);
-  log::info("best: qgemm_mma tile %s, geometric mean %.1f TOPS (%.2fx the present tile %s); every tile's outputs equal\n", best.name().c_str(),
-            best_score, best_score / present_score, present.name().c_str());
+  MmaTuning best{best_overall.first, {}, "q8 tune"};
   nlohmann::ordered_json figures;
-  figures["geometric_mean_tops"] = best_score;
-  figures["present_tile"] = present.name();
-  figures["present_geometric_mean_tops"] = present_score;
+  for (const auto& [name, tile_score] : best_of) {
+    best.classes[name] = tile_score.first;
+    std::vector<double> was;
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (classes[i] == name) was.push_back(present_tops[i]);
+    log::info("best for %-7s %-18s geometric mean %6.1f TOPS (%.2fx the present tiles)\n", name.c_str(), tile_score.first.name().c_str(),
+              tile_score.second, tile_score.second / geometric_mean(was));
+    figures["classes"][name] = {{"qgemm_mma", tile_score.first.name()}, {"geometric_mean_tops", tile_score.second},
+                                {"present_geometric_mean_tops", geometric_mean(was)}};
+  }
+  cl->use_mma_tuning(best);
+  const auto [tuned_tops, tuned_line] = time_cases("tuning " + best.describe());
+  log::info("tuned:  %s: every case at its class's tile TOPS%s | geometric mean %.1f (%.2fx the present tiles' %.1f); every tile's outputs "
+            "equal\n",
+            best.describe().c_str(), tuned_line.c_str(), geometric_mean(tuned_tops), geometric_mean(tuned_tops) / geometric_mean(present_tops),
+            geometric_mean(present_tops));
+  figures["geometric_mean_tops"] = geometric_mean(tuned_tops);
+  figures["present"] = present.describe();
+  figures["present_geometric_mean_tops"] = geometric_mean(present_tops);
   if (!o.dry_run) {
-    record_mma_tile(db, caps, best, figures.dump());
-    log::info("wrote %s: %s, driver %s -> %s\n", db.c_str(), caps.name.c_str(), caps.driver.c_str(), best.name().c_str());
+    record_mma_tuning(db, caps, best, figures.dump());
+    log::info("wrote %s: %s, driver %s -> %s\n", db.c_str(), caps.name.c_str(), caps.driver.c_str(), best.describe().c_str());
   }
   if (!o.json.empty()) {
     nlohmann::ordered_json j;
     j["device"] = caps.describe();
     j["cases"] = nlohmann::ordered_json::array();
-    for (const GemmCase& c : kCases) j["cases"].push_back({{"name", c.name}, {"rows", c.rows}, {"k", c.k}, {"n", c.n}});
+    for (size_t i = 0; i < kCases.size(); ++i)
+      j["cases"].push_back({{"name", kCases[i].name}, {"rows", kCases[i].rows}, {"k", kCases[i].k}, {"n", kCases[i].n}, {"class", classes[i]}});
+    j["present"] = {{"tiles", present.describe()}, {"tops", present_tops}};
     j["tiles"] = measured;
-    j["best"] = best.name();
+    j["best"] = figures;
+    j["best"]["tiles"] = best.describe();
     write_file_atomically(o.json, j.dump(2) + "\n");
   }
 }
