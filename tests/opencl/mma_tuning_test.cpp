@@ -74,7 +74,8 @@ class TuningDb : public ::testing::Test {
 
 TEST_F(TuningDb, GivesTheEntryForTheDeviceAndDriverOnly) {
   // No file yet: q8's own entry for the name, else the default.
-  EXPECT_EQ(device_mma_tuning(h100(), path()).tile.name(), "128x128x64/2x2/2");
+  EXPECT_EQ(device_mma_tuning(h100(), path()).describe(),
+            "128x64x64/2x2/3 deep 128x128x64/2x2/2 narrow 128x64x64/2x2/3 small 64x64x64/2x2/3 wide 64x64x64/2x2/3");
   EXPECT_EQ(device_mma_tuning(h100(), path()).source, "q8's entry for NVIDIA H100 80GB HBM3");
   DeviceCaps other = h100();
   other.name = "NVIDIA A100-SXM4-80GB";

@@ -3,7 +3,6 @@
 // byte against the present tuning's, and records the fastest tile of each class, and the fastest
 // over all shapes as the device's, in the tuning database (engine/opencl/mma_tuning.h,
 // docs/opencl.md "Tuning").
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -91,14 +90,15 @@ class Case {
   std::vector<Tensor> y_ = std::vector<Tensor>(1);
 };
 
-// Seconds per run, over repeat runs after one warm-up, to the queue's end.
+// Seconds per run of the device's kernels (OpenCL's profiling events), over repeat runs after one
+// warm-up: the host's clock would count each launch's overhead, which at 1024 × 1024 × 1024 (about
+// 20 µs of kernel) moved one tile's score by a fifth between passes.
 double seconds_per_run(OpenClDevice& cl, Case& c, int repeat) {
   c.run();
   cl.finish();
-  const auto start = std::chrono::steady_clock::now();
+  cl.begin_timing();
   for (int r = 0; r < repeat; ++r) c.run();
-  cl.finish();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeat;
+  return cl.end_timing().kernel_ms / 1e3 / repeat;
 }
 
 // Every class given tile t, so each case runs t whatever its shape.
