@@ -49,6 +49,7 @@ CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator,
         result.positions = std::max(result.positions, batch->position);
         progress.update(result.positions);
       }
+      observers.settle();
     } catch (...) {
       std::lock_guard<std::mutex> lock(taking);
       if (!error) error = std::current_exception();

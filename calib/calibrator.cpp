@@ -31,13 +31,41 @@ Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(o
   }
   for (const auto& in : graph.inputs)
     if (in.dtype == DType::Float32) candidates_.insert(in.name);
+  // Relu outputs from their inputs (docs/calibration.md, "Relu outputs"), in runs with histograms
+  // (statistics alone cost little). Observed directly: a Relu of a derived output (its input has
+  // no observer to split), and a Relu output that another Relu's derivation already splits.
+  if (!options_.histograms) return;
+  for (const Node& n : graph.nodes) {
+    if (n.op_type != "Relu" || !n.domain.empty() || n.inputs.empty() || n.outputs.empty()) continue;
+    const std::string &x = n.inputs[0], &y = n.outputs[0];
+    if (candidates_.count(x) && candidates_.count(y) && !relu_input_.count(x) && !split_.count(y) && !relu_input_.count(y))
+      relu_input_[y] = x, split_.insert(x);
+  }
 }
 
 void Calibrator::observe(const std::string& name, const Tensor& t) {
-  if (t.dtype() != DType::Float32 || !candidates_.count(name)) return;
-  auto it = observers_.find(name);
-  if (it == observers_.end()) it = observers_.emplace(name, TensorObserver(options_.bins, options_.skip_zeros, options_.histograms)).first;
+  if (t.dtype() != DType::Float32 || !candidates_.count(name) || relu_input_.count(name)) return;
+  const bool split = split_.count(name) > 0;
+  auto& observers = split ? signed_ : observers_;
+  auto it = observers.find(name);
+  if (it == observers.end())
+    it = observers.emplace(name, split ? TensorObserver::signed_split(options_.bins, options_.skip_zeros)
+                                       : TensorObserver(options_.bins, options_.skip_zeros, options_.histograms)).first;
   it->second.observe(t);
+}
+
+void Calibrator::settle() {
+  const auto add = [&](const std::string& name, const TensorObserver& obs) {
+    auto it = observers_.find(name);
+    if (it == observers_.end()) observers_.emplace(name, obs);
+    else it->second.merge(obs);
+  };
+  for (const auto& [name, obs] : signed_) {
+    add(name, obs.unsigned_part());
+    for (const auto& [y, x] : relu_input_)
+      if (x == name) add(y, obs.relu_part());
+  }
+  signed_.clear();
 }
 
 void Calibrator::attach(Executor& exec) {

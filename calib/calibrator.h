@@ -40,6 +40,9 @@ class Calibrator {
   void attach(Executor& exec);
   // Observes a batch's graph inputs (the hook sees node outputs only).
   void observe_inputs(const TensorMap& inputs);
+  // After the last batch: turns each Relu input's signed observer into its own observer and its
+  // Relu outputs' (docs/calibration.md, "Relu outputs"), merged into observers().
+  void settle();
 
   std::map<std::string, TensorObserver>& observers() { return observers_; }
   const std::map<std::string, TensorObserver>& observers() const { return observers_; }
@@ -60,6 +63,11 @@ class Calibrator {
   std::set<std::string> candidates_;
   std::map<std::string, std::string> producer_op_;
   std::map<std::string, TensorObserver> observers_;
+  // Relu outputs taken from their inputs' signed observers, never observed themselves (output →
+  // input); those inputs; and their signed observers until settle().
+  std::map<std::string, std::string> relu_input_;
+  std::set<std::string> split_;
+  std::map<std::string, TensorObserver> signed_;
 };
 
 }  // namespace q8

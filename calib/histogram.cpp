@@ -51,8 +51,16 @@ void AbsHistogram::prepare(float max_abs) {
   else if (e > exponent_) coarsen_to(e);
 }
 
-void AbsHistogram::add_counts(const std::vector<uint64_t>& counts) {
-  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += counts[i];
+void AbsHistogram::add_counts(const std::vector<uint64_t>& counts, size_t first) {
+  if (first + counts_.size() > counts.size())
+    throw Error("histogram counts: " + std::to_string(counts.size()) + " given, " + std::to_string(first + counts_.size()) + " needed");
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += counts[first + i];
+}
+
+void AbsHistogram::add_counts(const std::vector<uint32_t>& counts) {
+  if (counts.size() > counts_.size())
+    throw Error(std::to_string(counts.size()) + " counts for a histogram of " + std::to_string(counts_.size()) + " bins");
+  for (size_t i = 0; i < counts.size(); ++i) counts_[i] += counts[i];
 }
 
 void AbsHistogram::merge(const AbsHistogram& other) {

@@ -2,6 +2,7 @@
 // batching of the values it saw, and which merges exactly (docs/calibration.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -28,7 +29,10 @@ class AbsHistogram {
   // max_abs (coarsening as needed), then add counts made at the current width (or, while no
   // width exists, zeros to bin 0).
   void prepare(float max_abs);
-  void add_counts(const std::vector<uint64_t>& counts);
+  // Adds counts[first + i] to bin i (counts holding bins() of them from `first`).
+  void add_counts(const std::vector<uint64_t>& counts, size_t first = 0);
+  // Adds counts[i] to bin i; counts may stop short of the last bin.
+  void add_counts(const std::vector<uint32_t>& counts);
   void add_zeros(uint64_t zeros) { counts_[0] += zeros; }
   // Adds other's counts (coarsening whichever is finer). Bin counts must agree.
   void merge(const AbsHistogram& other);

@@ -56,14 +56,16 @@ class WideStats {
   uint32_t zeros_ = 0, nonfinite_ = 0;
 };
 
-}  // namespace
-
-int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, uint16_t* local, ScanTotals& totals) {
+// The scan; kSigned adds the offset of negative values' bins and takes their scale.
+template <bool kSigned>
+int64_t scan_and_bin(const float* p, int64_t n, BinScales scales, int64_t top, int64_t stride, uint16_t* local,
+                     ScanTotals& totals) {
   const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
-  const __m512 scale = _mm512_set1_ps(inv), cap = _mm512_set1_ps(float(top));
+  const __m512 pos_scale = _mm512_set1_ps(scales.pos), neg_scale = _mm512_set1_ps(scales.neg), cap = _mm512_set1_ps(float(top));
+  const __m512i neg_offset = _mm512_set1_epi32(int32_t(scales.neg_offset));
   WideStats stats(totals);
   uint16_t* copy[kBinCopies];
-  for (int k = 0; k < kBinCopies; ++k) copy[k] = local + k * (top + 1);
+  for (int k = 0; k < kBinCopies; ++k) copy[k] = local + k * stride;
   // Bins of non-zero values wait here, packed, and are counted in runs of kBinCopies, one per
   // copy. Zeros (runs of them follow ReLU) are only counted: they cost no increment.
   constexpr int kPending = 256;
@@ -80,9 +82,17 @@ int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, u
   for (; i + 16 <= n; i += 16) {
     const __m512 v = _mm512_loadu_ps(p + i);
     const __mmask16 nonzero = stats.add_binned(v);
-    // min(|v| · inv, top): MINPS returns its second operand when the first is NaN.
-    const __m512 scaled = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), abs_mask)), scale);
-    const __m512i b = _mm512_cvttps_epi32(_mm512_min_ps(scaled, cap));
+    const __m512 magnitude = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), abs_mask));
+    // min(|v| · scale, top): MINPS returns its second operand when the first is NaN.
+    __m512i b;
+    if constexpr (kSigned) {
+      const __mmask16 negative = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ);
+      const __m512 scale = _mm512_mask_blend_ps(negative, pos_scale, neg_scale);
+      b = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_mul_ps(magnitude, scale), cap));
+      b = _mm512_mask_add_epi32(b, negative, b, neg_offset);
+    } else {
+      b = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_mul_ps(magnitude, pos_scale), cap));
+    }
     _mm512_storeu_si512(pending + fill, _mm512_maskz_compress_epi32(nonzero, b));
     fill += __builtin_popcount(nonzero);
     if (fill >= kPending) count_runs();
@@ -91,6 +101,14 @@ int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, u
   for (int j = 0; j < fill; ++j) ++copy[j][pending[j]];  // fewer than kBinCopies left, one per copy
   stats.fold(totals);
   return i;
+}
+
+}  // namespace
+
+int64_t scan_and_bin_avx512(const float* p, int64_t n, BinScales scales, int64_t top, int64_t stride, uint16_t* local,
+                            ScanTotals& totals) {
+  return scales.neg_offset ? scan_and_bin<true>(p, n, scales, top, stride, local, totals)
+                           : scan_and_bin<false>(p, n, scales, top, stride, local, totals);
 }
 
 int64_t scan_avx512(const float* p, int64_t n, ScanTotals& totals) {

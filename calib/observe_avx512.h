@@ -16,13 +16,23 @@ struct ScanTotals {
   uint32_t zeros, nonfinite;
 };
 
-// For the first n - n % 16 values of p: counts |v| · inv, truncated and capped at `top` (NaN and
-// ±Inf at `top`), into the copies local[k · (top + 1) + bin], k < kBinCopies, the non-zero values
-// dealt to the copies in turn, so no copy takes more than its share of them, rounded up. Zeros
-// it only counts, in totals.zeros (the caller adds them to bin 0). Returns how many values it
-// took. The caller keeps n / kBinCopies + 1 ≤ 65,535 so no 16-bit count overflows. NaN and ±Inf
-// are not counted in totals.nonfinite: the top bin is where the caller learns of them.
-int64_t scan_and_bin_avx512(const float* p, int64_t n, float inv, int64_t top, uint16_t* local, ScanTotals& totals);
+// How values map to bins: |v| · pos for v >= 0, and |v| · neg + neg_offset for v < 0. An observer
+// of |x| has pos = neg and neg_offset 0; a signed one (a Relu's input, docs/calibration.md) puts
+// negative values in a second histogram, neg_offset = top + 1 entries further on, at its own width.
+struct BinScales {
+  float pos, neg;
+  int64_t neg_offset;
+};
+
+// For the first n - n % 16 values of p: counts |v| · scale, truncated and capped at `top` (NaN
+// and ±Inf at `top`), plus the offset for negative values, into the copies local[k · stride + bin],
+// k < kBinCopies, the non-zero values dealt to the copies in turn, so no copy takes more than its
+// share of them, rounded up. Zeros it only counts, in totals.zeros (the caller adds them to bin
+// 0). Returns how many values it took. The caller keeps n / kBinCopies + 1 ≤ 65,535 so no 16-bit
+// count overflows. NaN and ±Inf are not counted in totals.nonfinite: the top bins are where the
+// caller learns of them.
+int64_t scan_and_bin_avx512(const float* p, int64_t n, BinScales scales, int64_t top, int64_t stride, uint16_t* local,
+                            ScanTotals& totals);
 
 // The same statistics without the bins (observers that keep no histogram).
 int64_t scan_avx512(const float* p, int64_t n, ScanTotals& totals);
