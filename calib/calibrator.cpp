@@ -9,6 +9,11 @@
 
 namespace q8 {
 
+namespace {
+// Ops whose output holds exactly their first input's values, rearranged.
+const std::set<std::string> kSameValues = {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose"};
+}  // namespace
+
 const std::string& MethodChoice::method_for(const std::string& tensor, const std::string& producer_op) const {
   if (auto it = overrides.find(tensor); it != overrides.end()) return it->second;
   if (auto it = overrides.find(producer_op); it != overrides.end()) return it->second;
@@ -31,26 +36,31 @@ Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(o
   }
   for (const auto& in : graph.inputs)
     if (in.dtype == DType::Float32) candidates_.insert(in.name);
-  // Relu outputs from their inputs (docs/calibration.md, "Relu outputs"), in runs with histograms
-  // (statistics alone cost little). Observed directly: a Relu of a derived output (its input has
-  // no observer to split), and a Relu output that another Relu's derivation already splits.
+  // Tensors taken from another's observer instead of being scanned (docs/calibration.md, "Relu
+  // outputs and reshaped tensors"), in runs with histograms (statistics alone cost little).
+  // Nodes come in topological order, so a source that is itself derived resolves to its root.
   if (!options_.histograms) return;
   for (const Node& n : graph.nodes) {
-    if (n.op_type != "Relu" || !n.domain.empty() || n.inputs.empty() || n.outputs.empty()) continue;
+    const bool relu = n.op_type == "Relu", same = kSameValues.count(n.op_type) > 0;
+    if (!(relu || same) || !n.domain.empty() || n.inputs.empty() || n.outputs.empty()) continue;
     const std::string &x = n.inputs[0], &y = n.outputs[0];
-    if (candidates_.count(x) && candidates_.count(y) && !relu_input_.count(x) && !split_.count(y) && !relu_input_.count(y))
-      relu_input_[y] = x, split_.insert(x);
+    if (!candidates_.count(x) || !candidates_.count(y) || derived_.count(y) || roots_.count(y)) continue;
+    Derivation d = derived_.count(x) ? derived_.at(x) : Derivation{x, false};
+    d.relu = d.relu || relu;  // Relu(Relu(x)) = Relu(x), and Relu commutes with moving values
+    derived_[y] = d;
+    roots_[d.root] = roots_[d.root] || d.relu;
   }
 }
 
 void Calibrator::observe(const std::string& name, const Tensor& t) {
-  if (t.dtype() != DType::Float32 || !candidates_.count(name) || relu_input_.count(name)) return;
-  const bool split = split_.count(name) > 0;
-  auto& observers = split ? signed_ : observers_;
+  if (t.dtype() != DType::Float32 || !candidates_.count(name) || derived_.count(name)) return;
+  const auto root = roots_.find(name);
+  auto& observers = root != roots_.end() ? pending_ : observers_;
   auto it = observers.find(name);
   if (it == observers.end())
-    it = observers.emplace(name, split ? TensorObserver::signed_split(options_.bins, options_.skip_zeros)
-                                       : TensorObserver(options_.bins, options_.skip_zeros, options_.histograms)).first;
+    it = observers.emplace(name, root != roots_.end() && root->second
+                                     ? TensorObserver::signed_split(options_.bins, options_.skip_zeros)
+                                     : TensorObserver(options_.bins, options_.skip_zeros, options_.histograms)).first;
   it->second.observe(t);
 }
 
@@ -60,12 +70,14 @@ void Calibrator::settle() {
     if (it == observers_.end()) observers_.emplace(name, obs);
     else it->second.merge(obs);
   };
-  for (const auto& [name, obs] : signed_) {
-    add(name, obs.unsigned_part());
-    for (const auto& [y, x] : relu_input_)
-      if (x == name) add(y, obs.relu_part());
+  for (const auto& [root, obs] : pending_) {
+    const bool split = roots_.at(root);
+    const TensorObserver same = split ? obs.unsigned_part() : obs;
+    add(root, same);
+    for (const auto& [y, d] : derived_)
+      if (d.root == root) add(y, d.relu ? obs.relu_part() : same);
   }
-  signed_.clear();
+  pending_.clear();
 }
 
 void Calibrator::attach(Executor& exec) {

@@ -40,8 +40,8 @@ class Calibrator {
   void attach(Executor& exec);
   // Observes a batch's graph inputs (the hook sees node outputs only).
   void observe_inputs(const TensorMap& inputs);
-  // After the last batch: turns each Relu input's signed observer into its own observer and its
-  // Relu outputs' (docs/calibration.md, "Relu outputs"), merged into observers().
+  // After the last batch: merges into observers() what this run observed of each root tensor, and
+  // of the tensors derived from it (docs/calibration.md, "Relu outputs and reshaped tensors").
   void settle();
 
   std::map<std::string, TensorObserver>& observers() { return observers_; }
@@ -63,11 +63,15 @@ class Calibrator {
   std::set<std::string> candidates_;
   std::map<std::string, std::string> producer_op_;
   std::map<std::string, TensorObserver> observers_;
-  // Relu outputs taken from their inputs' signed observers, never observed themselves (output →
-  // input); those inputs; and their signed observers until settle().
-  std::map<std::string, std::string> relu_input_;
-  std::set<std::string> split_;
-  std::map<std::string, TensorObserver> signed_;
+  // Tensors never observed themselves: each is its root's values (rearranged) or Relu of them.
+  // Roots are observed apart until settle(), signed where a Relu of them is derived (true).
+  struct Derivation {
+    std::string root;
+    bool relu;
+  };
+  std::map<std::string, Derivation> derived_;
+  std::map<std::string, bool> roots_;
+  std::map<std::string, TensorObserver> pending_;
 };
 
 }  // namespace q8

@@ -30,10 +30,10 @@ class TensorObserver {
   // histograms false: statistics only (what `max` reads), the histogram left empty.
   TensorObserver(int64_t bins, bool skip_zeros, bool histograms = true)
       : histogram_(bins), skip_zeros_(skip_zeros), histograms_(histograms) {}
-  // A signed observer, for a Relu's input (docs/calibration.md, "Relu outputs"): histogram() holds
-  // the positive finite values and a second histogram the magnitudes of the negative ones, each at
-  // the width its own largest value calls for, zeros in neither. Its two parts below are what
-  // observing x and Relu(x) directly makes, count for count.
+  // A signed observer, for a Relu's input (docs/calibration.md, "Relu outputs and reshaped
+  // tensors"): histogram() holds the positive finite values and a second histogram the magnitudes
+  // of the negative ones, each at the width its own largest value calls for, zeros in neither. Its
+  // two parts below are what observing x and Relu(x) directly makes, count for count.
   static TensorObserver signed_split(int64_t bins, bool skip_zeros);
   TensorObserver unsigned_part() const;
   TensorObserver relu_part() const;

@@ -1,8 +1,9 @@
-// Relu outputs taken from their inputs' signed observers (docs/calibration.md, "Relu outputs")
-// against observing the same values directly: statistics and every bin, through the calibrator
-// and the executor's own Relu, with NaN, ±Inf, -0, subnormals, zeros, batches of one sign, a
-// first batch of zeros only, ranges that grow on either side (both scan paths), and with and
-// without --skip-zeros. Named ObserverScan.* so CTest also runs it with the scalar scan.
+// Tensors taken from another's observer instead of being scanned (docs/calibration.md, "Relu
+// outputs and reshaped tensors") against observing the same values directly: statistics and every
+// bin, through the calibrator and the executor's own ops, with NaN, ±Inf, -0, subnormals, zeros,
+// batches of one sign, a first batch of zeros only, ranges that grow on either side (both scan
+// paths), and with and without --skip-zeros. Named ObserverScan.* so CTest also runs it with the
+// scalar scan.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,25 +15,31 @@
 namespace q8 {
 namespace {
 
-Node node(const std::string& op, const std::string& in, const std::string& out) {
+Node node(const std::string& op, const std::vector<std::string>& in, const std::string& out) {
   Node n;
-  n.op_type = op, n.name = out, n.inputs = {in}, n.outputs = {out};
+  n.op_type = op, n.name = out, n.inputs = in, n.outputs = {out};
   return n;
 }
 
-// x → Relu → r (derived); x → Identity → x_copy and r → Identity → r_copy (observed directly);
-// r → Relu → rr (a Relu of a derived output: observed directly, and equal to r value for value);
-// x → Relu → r_again (a second Relu of x); x → Neg → nx → Relu → rn (negatives of x in front).
-Graph relu_graph() {
+// Derived (never scanned): r = Relu(x), rr = Relu(r), r_again = Relu(x), xt = Transpose(x),
+// rxt = Relu(xt), rf = Flatten(r), rn = Relu(nx), nxr = Reshape(nx), nxu = Unsqueeze(nx).
+// Observed directly: x and nx = Neg(x) (the roots), and the copies *_copy = v · 1, which hold the
+// same values (exactly: v · 1 = v for every float) through an op that derives nothing.
+Graph derived_graph() {
   Graph g;
   g.opsets = {{"", 13}};
   g.inputs = {{"x", DType::Float32, std::vector<Dim>{{-1, "N"}, {-1, "K"}}}};
-  for (const auto& [op, in, out] : std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"Relu", "x", "r"}, {"Identity", "x", "x_copy"}, {"Identity", "r", "r_copy"}, {"Relu", "r", "rr"},
-           {"Relu", "x", "r_again"}, {"Neg", "x", "nx"}, {"Relu", "nx", "rn"}, {"Identity", "rn", "rn_copy"},
-           {"Identity", "nx", "nx_copy"}})
+  g.initializers["one"] = Tensor::from_vector<float>({}, {1.0f});
+  g.initializers["flat"] = Tensor::from_vector<int64_t>({1}, {-1});
+  g.initializers["axes"] = Tensor::from_vector<int64_t>({1}, {0});
+  for (const auto& [op, in, out] : std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>{
+           {"Relu", {"x"}, "r"}, {"Mul", {"x", "one"}, "x_copy"}, {"Mul", {"r", "one"}, "r_copy"}, {"Relu", {"r"}, "rr"},
+           {"Relu", {"x"}, "r_again"}, {"Transpose", {"x"}, "xt"}, {"Relu", {"xt"}, "rxt"}, {"Flatten", {"r"}, "rf"},
+           {"Neg", {"x"}, "nx"}, {"Relu", {"nx"}, "rn"}, {"Mul", {"rn", "one"}, "rn_copy"}, {"Mul", {"nx", "one"}, "nx_copy"},
+           {"Reshape", {"nx", "flat"}, "nxr"}, {"Unsqueeze", {"nx", "axes"}, "nxu"}})
     g.nodes.push_back(node(op, in, out));
-  for (const char* out : {"r_copy", "rr", "r_again", "x_copy", "rn_copy", "nx_copy"}) g.outputs.push_back({out, DType::Float32, std::nullopt});
+  for (const char* out : {"x_copy", "r_copy", "rr", "r_again", "rxt", "rf", "rn_copy", "nx_copy", "nxr", "nxu"})
+    g.outputs.push_back({out, DType::Float32, std::nullopt});
   return g;
 }
 
@@ -80,8 +87,8 @@ void expect_same(const TensorObserver& got, const TensorObserver& want, const st
   EXPECT_EQ(got.histogram().counts(), want.histogram().counts());
 }
 
-TEST(ObserverScan, ReluOutputsFromSignedInputsEqualDirectObservers) {
-  const Graph g = relu_graph();
+TEST(ObserverScan, DerivedTensorsEqualDirectObservers) {
+  const Graph g = derived_graph();
   // 70,001 values per row: chunks of several sizes; more than the 16-value AVX-512 step.
   for (int64_t k : {int64_t(5), int64_t(70001)}) {
     for (bool skip_zeros : {false, true}) {
@@ -96,14 +103,20 @@ TEST(ObserverScan, ReluOutputsFromSignedInputsEqualDirectObservers) {
       }
       calibrator.settle();
       const auto& obs = calibrator.observers();
-      for (const char* name : {"x", "r", "r_copy", "rr", "r_again", "x_copy", "nx", "rn", "rn_copy", "nx_copy"})
+      for (const char* name : {"x", "r", "rr", "r_again", "xt", "rxt", "rf", "nx", "rn", "nxr", "nxu", "x_copy", "r_copy",
+                               "rn_copy", "nx_copy"})
         ASSERT_TRUE(obs.count(name)) << name;
       expect_same(obs.at("x"), obs.at("x_copy"), "x");
       expect_same(obs.at("r"), obs.at("r_copy"), "Relu(x)");
-      expect_same(obs.at("r"), obs.at("rr"), "Relu(Relu(x))");
+      expect_same(obs.at("rr"), obs.at("r_copy"), "Relu(Relu(x))");
       expect_same(obs.at("r_again"), obs.at("r_copy"), "a second Relu of x");
+      expect_same(obs.at("xt"), obs.at("x_copy"), "Transpose(x)");
+      expect_same(obs.at("rxt"), obs.at("r_copy"), "Relu(Transpose(x))");
+      expect_same(obs.at("rf"), obs.at("r_copy"), "Flatten(Relu(x))");
       expect_same(obs.at("nx"), obs.at("nx_copy"), "-x");
       expect_same(obs.at("rn"), obs.at("rn_copy"), "Relu(-x)");
+      expect_same(obs.at("nxr"), obs.at("nx_copy"), "Reshape(-x)");
+      expect_same(obs.at("nxu"), obs.at("nx_copy"), "Unsqueeze(-x)");
       // The data reach both sides, NaN and ±Inf included, so the comparisons above mean something.
       EXPECT_GT(obs.at("r").stats().zeros, 0u);
       EXPECT_EQ(obs.at("r").stats().pos_inf, 1u);
