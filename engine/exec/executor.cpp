@@ -12,7 +12,7 @@ namespace {
 NodeView view_of(const GraphIndex& index, const ValueTypes& types, const Node& node) {
   NodeView v{node, index.graph().opset(), {}, {}, {}, &index};
   for (const auto& in : node.inputs) {
-    const ValueInfo* declared = in.empty() ? nullptr : index.graph().declared(in);
+    const ValueInfo* declared = in.empty() ? nullptr : index.declared(in);
     const Tensor* constant = in.empty() ? nullptr : index.constant(in);
     std::optional<std::vector<Dim>> shape = declared ? declared->shape : std::nullopt;
     if (constant) {

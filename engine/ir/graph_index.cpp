@@ -10,6 +10,22 @@ GraphIndex::GraphIndex(const Graph& graph) : graph_(graph) {
       if (!out.empty()) producers_.emplace(out, int(i));
   }
   for (const auto& o : graph.outputs) ++output_uses_[o.name];
+  // The first declaration wins, as Graph::declared's search order (inputs, outputs, value_info).
+  for (const auto* list : {&graph.inputs, &graph.outputs, &graph.value_info})
+    for (const ValueInfo& v : *list) declared_.emplace(v.name, &v);
+}
+
+const Tensor* GraphIndex::constant(const std::string& value) const {
+  if (auto it = graph_.initializers.find(value); it != graph_.initializers.end()) return &it->second;
+  const int p = producer(value);
+  if (p < 0) return nullptr;
+  const Node& n = node(p);
+  return n.op_type == "Constant" && n.domain.empty() && n.outputs[0] == value ? n.attr_tensor("value") : nullptr;
+}
+
+const ValueInfo* GraphIndex::declared(const std::string& value) const {
+  auto it = declared_.find(value);
+  return it == declared_.end() ? nullptr : it->second;
 }
 
 int GraphIndex::producer(const std::string& value) const {

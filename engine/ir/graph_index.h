@@ -28,11 +28,14 @@ class GraphIndex {
   int uses(const std::string& value) const;
   // The one node reading value (which is no graph output), or -1.
   int sole_reader(const std::string& value) const;
-  // Graph::constant, the one answer to "is this value constant".
-  const Tensor* constant(const std::string& value) const { return graph_.constant(value); }
+  // Graph::constant, the one answer to "is this value constant", by lookup.
+  const Tensor* constant(const std::string& value) const;
+  // Graph::declared, by lookup.
+  const ValueInfo* declared(const std::string& value) const;
 
  private:
   const Graph& graph_;
+  std::map<std::string, const ValueInfo*> declared_;
   std::map<std::string, int> producers_;
   std::map<std::string, std::vector<int>> readers_;
   std::map<std::string, int> output_uses_;

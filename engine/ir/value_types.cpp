@@ -7,9 +7,9 @@
 namespace q8 {
 
 namespace {
-DType declared(const Graph& graph, const std::string& value) {
-  if (const ValueInfo* v = graph.declared(value); v && v->dtype != DType::Undefined) return v->dtype;
-  if (const Tensor* t = graph.constant(value)) return t->dtype();
+DType declared(const GraphIndex& index, const std::string& value) {
+  if (const ValueInfo* v = index.declared(value); v && v->dtype != DType::Undefined) return v->dtype;
+  if (const Tensor* t = index.constant(value)) return t->dtype();
   return DType::Undefined;
 }
 }  // namespace
@@ -17,7 +17,7 @@ DType declared(const Graph& graph, const std::string& value) {
 DType ValueTypes::of(const std::string& value) const {
   if (auto it = known_.find(value); it != known_.end()) return it->second;
   known_[value] = DType::Undefined;  // a cycle in a malformed graph decides nothing
-  DType d = declared(index_.graph(), value);
+  DType d = declared(index_, value);
   const int p = index_.producer(value);
   if (d == DType::Undefined && p >= 0) d = produced(index_.node(p));
   return known_[value] = d;

@@ -4,6 +4,8 @@
 // allocates its own output returns a view of an arena buffer whose bytes are reused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/exec/executor.h"
 #include "engine/plan/reference/backend.h"
 
@@ -84,6 +86,55 @@ TEST(ExecutorMemory, ReturnedOutputsAreNotOverwrittenByLaterRuns) {
   const std::vector<int8_t> kept = values(first);
   exec.run({{"x", input(2, 9)}});
   EXPECT_EQ(values(first), kept);
+}
+
+// plan_memory's rule, written plainly (every placed buffer looked at for each new one): the
+// search by lifetime must place every buffer at the same offset.
+MemoryPlan plan_memory_plainly(const std::vector<BufferLifetime>& buffers) {
+  const auto aligned = [](int64_t bytes) { return (bytes + 63) / 64 * 64; };
+  MemoryPlan plan;
+  plan.offsets.assign(buffers.size(), 0);
+  std::vector<size_t> order(buffers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return buffers[a].bytes != buffers[b].bytes ? buffers[a].bytes > buffers[b].bytes : buffers[a].first < buffers[b].first;
+  });
+  std::vector<size_t> placed;
+  for (size_t i : order) {
+    const BufferLifetime& b = buffers[i];
+    plan.total_bytes += aligned(b.bytes);
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (size_t j : placed)
+      if (buffers[j].first <= b.last && b.first <= buffers[j].last) busy.emplace_back(plan.offsets[j], plan.offsets[j] + aligned(buffers[j].bytes));
+    std::sort(busy.begin(), busy.end());
+    int64_t offset = 0;
+    for (const auto& [start, end] : busy) {
+      if (offset + aligned(b.bytes) <= start) break;
+      offset = std::max(offset, end);
+    }
+    plan.offsets[i] = offset;
+    plan.arena_bytes = std::max(plan.arena_bytes, offset + aligned(b.bytes));
+    placed.push_back(i);
+  }
+  return plan;
+}
+
+TEST(MemoryPlan, EqualsThePlainPlacementOnRandomLifetimes) {
+  uint64_t state = 7;
+  const auto next = [&](uint64_t n) { return ((state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33) % n; };
+  for (int round = 0; round < 40; ++round) {
+    std::vector<BufferLifetime> buffers;
+    const int nodes = 1 + int(next(200));
+    for (int i = 0; i < nodes; ++i)
+      for (uint64_t k = 0, outs = next(3); k < outs; ++k) {
+        const int span = next(4) == 0 ? int(next(uint64_t(nodes) + 1)) : int(next(3));  // some live long (skip connections)
+        buffers.push_back({"v", int64_t(next(5)) * 64 + int64_t(next(100)), i, std::min(nodes, i + span)});
+      }
+    const MemoryPlan want = plan_memory_plainly(buffers), got = plan_memory(buffers);
+    EXPECT_EQ(got.offsets, want.offsets) << "round " << round;
+    EXPECT_EQ(got.arena_bytes, want.arena_bytes);
+    EXPECT_EQ(got.total_bytes, want.total_bytes);
+  }
 }
 
 }  // namespace
