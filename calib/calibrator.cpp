@@ -104,6 +104,15 @@ void Calibrator::merge(const std::map<std::string, TensorObserver>& other) {
 }
 
 RangeTable Calibrator::finalize(const Graph& graph, const MethodChoice& choice) const {
+  // Data with no finite value gives no range to calibrate from: every amax would be 0.
+  for (const ValueInfo& in : graph.inputs) {
+    const auto it = observers_.find(in.name);
+    if (it == observers_.end()) continue;
+    const TensorStats& s = it->second.stats();
+    check(s.elements > 0 || s.nan + s.pos_inf + s.neg_inf == 0,
+          "every value of input '" + in.name + "' observed is NaN or ±Inf (" + std::to_string(s.nan) + " NaN, " +
+              std::to_string(s.pos_inf + s.neg_inf) + " ±Inf): nothing to calibrate from");
+  }
   // Each tensor's threshold search is independent: they run in parallel, one tensor per task.
   std::vector<std::pair<const std::string*, const TensorObserver*>> items;
   for (const auto& [name, obs] : observers_) items.emplace_back(&name, &obs);

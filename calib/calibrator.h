@@ -50,7 +50,8 @@ class Calibrator {
   // Adds another calibrator's (or file's) observers; both must use the same bins and zero rule.
   void merge(const std::map<std::string, TensorObserver>& other);
 
-  // amax per tensor (methods chosen by `choice`), and the weights' per-channel ranges.
+  // amax per tensor (methods chosen by `choice`), and the weights' per-channel ranges. Error when
+  // a graph input was observed but none of its values was finite (data all NaN or ±Inf).
   RangeTable finalize(const Graph& graph, const MethodChoice& choice) const;
 
  private:

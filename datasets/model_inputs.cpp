@@ -10,6 +10,16 @@ std::optional<int64_t> fixed_batch_size(const Graph& graph) {
   return std::nullopt;
 }
 
+BatchChoice choose_batch_size(const Graph& graph, std::optional<int64_t> asked, int64_t fallback, const std::string& fallback_note) {
+  if (const auto fixed = fixed_batch_size(graph)) {
+    if (asked && *asked != *fixed)
+      return {*fixed, "the model's inputs fix it; --batch-size " + std::to_string(*asked) + " ignored"};
+    return {*fixed, asked ? "" : "the model's inputs fix it"};
+  }
+  if (asked) return {*asked, ""};
+  return {fallback, fallback_note};
+}
+
 namespace {
 
 // The input's spec and its samples. Dynamic dims that --size does not fill are taken from the

@@ -120,12 +120,86 @@ std::map<std::string, double> AccuracyReport::metrics() const {
   return m;
 }
 
+AccuracyTally::AccuracyTally(const Graph& fp32, const CompareOptions& options) : options_(options) {
+  check(!fp32.outputs.empty(), "a model has no outputs");
+  report_.output = fp32.outputs[0].name;
+  for (const ValueInfo& v : fp32.outputs) report_.outputs.push_back({v.name});
+}
+
+void AccuracyTally::add(const TensorMap& fp32_outputs, const TensorMap& int8_outputs, const Batch& batch) {
+  AccuracyReport& r = report_;
+  for (OutputError& out : r.outputs) {
+    const Tensor& fa = fp32_outputs.at(out.name);
+    const auto it = int8_outputs.find(out.name);
+    check(it != int8_outputs.end(), "the QDQ model has no output '" + out.name + "'");
+    const Tensor& fb = it->second;
+    check(fa.dims() == fb.dims() && fa.dtype() == DType::Float32 && fa.rank() >= 1,
+          "the two models' outputs '" + out.name + "' differ in shape or are not float32");
+    const int64_t n = fa.dim(0), width = n ? fa.numel() / n : 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const float* pa = fa.data<float>() + i * width;
+      const float* pb = fb.data<float>() + i * width;
+      double dot = 0, na = 0, nb = 0;
+      for (int64_t j = 0; j < width; ++j) {
+        dot += double(pa[j]) * pb[j], na += double(pa[j]) * pa[j], nb += double(pb[j]) * pb[j];
+        out.max_abs_error = std::max(out.max_abs_error, std::fabs(double(pa[j]) - pb[j]));
+        out.max_abs_fp32 = std::max(out.max_abs_fp32, std::fabs(double(pa[j])));
+      }
+      out.cosine_sum += (na > 0 && nb > 0) ? dot / std::sqrt(na * nb) : (na == nb ? 1.0 : 0.0);
+    }
+    out.samples += n;
+  }
+  const Tensor& fa = fp32_outputs.at(r.output);
+  const Tensor& fb = int8_outputs.at(r.output);
+  if (first_) {
+    r.kind = kind_of(fa);
+    check(!options_.masks || r.kind == OutputKind::ClassMap || r.kind == OutputKind::BinaryMap,
+          "--masks needs a dense output [N, C, H, W]; output '" + r.output + "' has shape " + dims_to_string(fa.dims()));
+    first_ = false;
+  }
+  const int64_t n = fa.dim(0), width = n ? fa.numel() / n : 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* pa = fa.data<float>() + i * width;
+    const float* pb = fb.data<float>() + i * width;
+    if (r.kind == OutputKind::Classifier) {
+      const int64_t ca = argmax(pa, width), cb = argmax(pb, width);
+      ++r.units, r.agree += ca == cb;
+      if (const auto& label = batch.labels[size_t(i)]) {
+        ++r.labelled;
+        r.fp32_correct += ca == *label;
+        r.int8_correct += cb == *label;
+      }
+    } else if (r.kind == OutputKind::ClassMap || r.kind == OutputKind::BinaryMap) {
+      const int64_t channels = fa.dim(1), height = fa.dim(2), w = fa.dim(3), pixels = height * w;
+      const std::vector<int64_t> ka = pixel_classes(pa, channels, pixels, options_.threshold);
+      const std::vector<int64_t> kb = pixel_classes(pb, channels, pixels, options_.threshold);
+      for (int64_t p = 0; p < pixels; ++p) {
+        r.agree += ka[size_t(p)] == kb[size_t(p)];
+        r.fg_intersection += ka[size_t(p)] && kb[size_t(p)];
+        r.fg_union += ka[size_t(p)] || kb[size_t(p)];
+      }
+      r.units += pixels;
+      r.labels_ignored = r.labels_ignored || batch.labels[size_t(i)].has_value();
+      if (options_.masks) {
+        const size_t index = batch.indices[size_t(i)];
+        std::vector<int64_t> mask = load_mask(*options_.masks, index, height, w);
+        const int64_t classes = std::max<int64_t>(channels, 2);
+        for (int64_t& m : mask)
+          check(m >= 0 && m < classes, options_.masks->origin(index) + ": mask value " + std::to_string(m) +
+                                           " is not a class of the output (0.." + std::to_string(classes - 1) + ")");
+        score_mask(r.fp32_masks, ka, mask, classes);
+        score_mask(r.int8_masks, kb, mask, classes);
+        r.mask_pixels += pixels;
+      }
+    }
+  }
+  r.samples += n;
+}
+
 AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream& stream, Progress& progress,
                                 const CompareOptions& options) {
-  check(!fp32.outputs.empty() && !qdq.outputs.empty(), "a model has no outputs");
-  AccuracyReport r;
-  r.output = fp32.outputs[0].name;
-  for (const ValueInfo& v : fp32.outputs) r.outputs.push_back({v.name});
+  check(!qdq.outputs.empty(), "a model has no outputs");
+  AccuracyTally tally(fp32, options);
   std::map<std::string, std::string> pairs;  // FP32 tensor → its DequantizeLinear output
   for (const ActivationQdq& p : activation_qdq_pairs(qdq)) pairs[p.tensor] = p.dequantized;
   std::map<std::string, std::string> twin_of;  // DQ output → FP32 tensor
@@ -157,88 +231,46 @@ AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream
       elements[t->second] += uint64_t(x.numel());
     }
   });
-  bool first = true;
   while (auto batch = stream.next()) {
     captured.clear();
     for (const auto& [name, t] : batch->inputs)
       if (pairs.count(name)) captured[name] = t;
     if (options.on_batch) options.on_batch(batch->inputs);
     const TensorMap ra = a.run(batch->inputs), rb = b.run(batch->inputs);
-    for (OutputError& out : r.outputs) {
-      const Tensor& fa = ra.at(out.name);
-      const auto it = rb.find(out.name);
-      check(it != rb.end(), "the QDQ model has no output '" + out.name + "'");
-      const Tensor& fb = it->second;
-      check(fa.dims() == fb.dims() && fa.dtype() == DType::Float32 && fa.rank() >= 1,
-            "the two models' outputs '" + out.name + "' differ in shape or are not float32");
-      const int64_t n = fa.dim(0), width = n ? fa.numel() / n : 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const float* pa = fa.data<float>() + i * width;
-        const float* pb = fb.data<float>() + i * width;
-        double dot = 0, na = 0, nb = 0;
-        for (int64_t j = 0; j < width; ++j) {
-          dot += double(pa[j]) * pb[j], na += double(pa[j]) * pa[j], nb += double(pb[j]) * pb[j];
-          out.max_abs_error = std::max(out.max_abs_error, std::fabs(double(pa[j]) - pb[j]));
-          out.max_abs_fp32 = std::max(out.max_abs_fp32, std::fabs(double(pa[j])));
-        }
-        out.cosine_sum += (na > 0 && nb > 0) ? dot / std::sqrt(na * nb) : (na == nb ? 1.0 : 0.0);
-      }
-      out.samples += n;
-    }
-    const Tensor& fa = ra.at(r.output);
-    const Tensor& fb = rb.at(r.output);
-    if (first) {
-      r.kind = kind_of(fa);
-      check(!options.masks || r.kind == OutputKind::ClassMap || r.kind == OutputKind::BinaryMap,
-            "--masks needs a dense output [N, C, H, W]; output '" + r.output + "' has shape " + dims_to_string(fa.dims()));
-      first = false;
-    }
-    const int64_t n = fa.dim(0), width = n ? fa.numel() / n : 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const float* pa = fa.data<float>() + i * width;
-      const float* pb = fb.data<float>() + i * width;
-      if (r.kind == OutputKind::Classifier) {
-        const int64_t ca = argmax(pa, width), cb = argmax(pb, width);
-        ++r.units, r.agree += ca == cb;
-        if (const auto& label = batch->labels[size_t(i)]) {
-          ++r.labelled;
-          r.fp32_correct += ca == *label;
-          r.int8_correct += cb == *label;
-        }
-      } else if (r.kind == OutputKind::ClassMap || r.kind == OutputKind::BinaryMap) {
-        const int64_t channels = fa.dim(1), height = fa.dim(2), w = fa.dim(3), pixels = height * w;
-        const std::vector<int64_t> ka = pixel_classes(pa, channels, pixels, options.threshold);
-        const std::vector<int64_t> kb = pixel_classes(pb, channels, pixels, options.threshold);
-        for (int64_t p = 0; p < pixels; ++p) {
-          r.agree += ka[size_t(p)] == kb[size_t(p)];
-          r.fg_intersection += ka[size_t(p)] && kb[size_t(p)];
-          r.fg_union += ka[size_t(p)] || kb[size_t(p)];
-        }
-        r.units += pixels;
-        r.labels_ignored = r.labels_ignored || batch->labels[size_t(i)].has_value();
-        if (options.masks) {
-          const size_t index = batch->indices[size_t(i)];
-          std::vector<int64_t> mask = load_mask(*options.masks, index, height, w);
-          const int64_t classes = std::max<int64_t>(channels, 2);
-          for (int64_t& m : mask)
-            check(m >= 0 && m < classes, options.masks->origin(index) + ": mask value " + std::to_string(m) +
-                                             " is not a class of the output (0.." + std::to_string(classes - 1) + ")");
-          score_mask(r.fp32_masks, ka, mask, classes);
-          score_mask(r.int8_masks, kb, mask, classes);
-          r.mask_pixels += pixels;
-        }
-      }
-    }
-    r.samples += n;
+    tally.add(ra, rb, *batch);
     progress.update(batch->position);
   }
   progress.finish();
+  AccuracyReport r = tally.report();
   for (const auto& [t, e] : energy) {
     const double sqnr = e.second > 0 ? 10.0 * std::log10(e.first / e.second) : INFINITY;  // = 20·log10(‖x‖/‖x − x̂‖)
     r.layers.push_back({t, sqnr, elements[t]});
   }
   std::sort(r.layers.begin(), r.layers.end(), [](const LayerSqnr& x, const LayerSqnr& y) { return x.sqnr_db < y.sqnr_db; });
   return r;
+}
+
+ReferenceOutputs run_reference(const Graph& fp32, BatchStream& stream) {
+  ReferenceOutputs ref;
+  Executor exec(fp32);
+  while (auto batch = stream.next()) {
+    ref.outputs.push_back(exec.run(batch->inputs));
+    batch->inputs.clear();
+    ref.batches.push_back(std::move(*batch));
+  }
+  return ref;
+}
+
+AccuracyReport compare_to_reference(const Graph& fp32, const ReferenceOutputs& reference, const Graph& qdq, BatchStream& stream,
+                                    const CompareOptions& options) {
+  AccuracyTally tally(fp32, options);
+  Executor exec(options.int8_engine ? lower_qdq(qdq).graph : qdq, plan_backends());
+  for (size_t i = 0; i < reference.batches.size(); ++i) {
+    std::optional<Batch> batch = stream.next();
+    check(batch && batch->indices == reference.batches[i].indices, "the samples differ from the reference run's");
+    tally.add(reference.outputs[i], exec.run(batch->inputs), reference.batches[i]);
+  }
+  return tally.report();
 }
 
 std::string format_accuracy_json(const AccuracyReport& r, const std::string& fp32_path, const std::string& qdq_path,

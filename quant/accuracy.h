@@ -82,9 +82,37 @@ bool metric_is_drop(const std::string& name);
 // Every metric name compare can report.
 const std::vector<std::string>& metric_names();
 
+// The metrics of one comparison, batch by batch: every output's errors, and the first output's
+// metrics by its kind.
+class AccuracyTally {
+ public:
+  AccuracyTally(const Graph& fp32, const CompareOptions& options);
+  // One batch's outputs from both models; batch gives the labels and sample indices.
+  void add(const TensorMap& fp32_outputs, const TensorMap& int8_outputs, const Batch& batch);
+  const AccuracyReport& report() const { return report_; }
+
+ private:
+  CompareOptions options_;
+  AccuracyReport report_;
+  bool first_ = true;
+};
+
 // Runs every batch through both graphs (same inputs, same order).
 AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream& stream, Progress& progress,
                                 const CompareOptions& options);
+
+// The FP32 model's outputs on every batch of a stream (the batches kept without their inputs),
+// for measuring many QDQ variants without running FP32 again (q8 quantize --budget): it holds
+// every sample's outputs.
+struct ReferenceOutputs {
+  std::vector<Batch> batches;
+  std::vector<TensorMap> outputs;
+};
+ReferenceOutputs run_reference(const Graph& fp32, BatchStream& stream);
+// compare_accuracy's metrics (no per-layer SQNR) of qdq on a stream that replays the reference's
+// batches, against the reference's outputs.
+AccuracyReport compare_to_reference(const Graph& fp32, const ReferenceOutputs& reference, const Graph& qdq, BatchStream& stream,
+                                    const CompareOptions& options);
 std::string format_accuracy_json(const AccuracyReport& r, const std::string& fp32_path, const std::string& qdq_path,
                                  const std::string& dataset, const BlameReport* blame = nullptr);
 

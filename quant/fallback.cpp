@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "engine/io/numbers.h"
 #include "quant/materialize.h"
@@ -16,6 +17,12 @@ double metric_of(const AccuracyReport& r, const Budget& budget) {
   check_argument(it != metrics.end(), "--budget " + budget.metric + ": this comparison has no " + budget.metric + " (a " +
                                           output_kind_name(r.kind) + (r.labelled || r.mask_pixels ? "" : ", without labels") + ")");
   return it->second;
+}
+
+std::string short_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
 }
 
 }  // namespace
@@ -49,7 +56,7 @@ FallbackResult fit_budget(const Graph& fp32, const RangeTable& table, const Quan
   AccuracyReport full_accuracy = evaluate(full);
   const double full_value = metric_of(full_accuracy, budget);
   const size_t nodes = full_report.quantized.size();
-  const size_t at_most = 1 + (budget.met(full_value) ? 0 : 2 * nodes);
+  const size_t at_most = 1 + (budget.met(full_value) ? 0 : 2 * nodes);  // linear at worst
   if (progress) progress(1, at_most);
   out.trials.push_back({0, full_value});
   if (budget.met(full_value)) {
@@ -75,12 +82,15 @@ FallbackResult fit_budget(const Graph& fp32, const RangeTable& table, const Quan
     if (a.metric != b.metric) return budget.shortfall(a.metric) > budget.shortfall(b.metric);
     return a.node < b.node;
   });
-  // The shortest prefix of the ranking kept in FP32 that meets the budget.
+  // The shortest prefix of the ranking kept in FP32 that meets the budget. Each prefix is
+  // measured at most once; the best is kept as it is found.
+  std::map<size_t, double> measured = {{0, full_value}};
   size_t best_n = 0;
   double best_value = full_value;
   AccuracyReport best_report = std::move(full_accuracy);
   Graph best = std::move(full);
-  for (size_t n = 1; n <= nodes; ++n) {
+  auto measure = [&](size_t n) {
+    if (auto it = measured.find(n); it != measured.end()) return it->second;
     std::set<std::string> kept = exclude;
     for (size_t i = 0; i < n; ++i) kept.insert(out.ranking[i].node);
     QuantizeReport r;
@@ -88,10 +98,35 @@ FallbackResult fit_budget(const Graph& fp32, const RangeTable& table, const Quan
     AccuracyReport accuracy = evaluate(qdq);
     const double value = metric_of(accuracy, budget);
     out.trials.push_back({n, value});
-    if (progress) progress(1 + nodes + n, at_most);
-    if (budget.shortfall(value) < budget.shortfall(best_value))
-      best_n = n, best_value = value, best_report = std::move(accuracy), best = std::move(qdq);
-    if (budget.met(value)) break;
+    measured[n] = value;
+    if (progress) progress(nodes + out.trials.size(), at_most);
+    // The answer: the smallest prefix that meets the budget; while none does, the closest.
+    const bool better = budget.met(value) ? !budget.met(best_value) || n < best_n
+                                          : !budget.met(best_value) && budget.shortfall(value) < budget.shortfall(best_value);
+    if (better) best_n = n, best_value = value, best_report = std::move(accuracy), best = std::move(qdq);
+    return value;
+  };
+  // A larger prefix measured strictly worse than a smaller one: the metric is not monotone.
+  auto not_monotone = [&]() -> std::string {
+    for (auto a = measured.begin(); a != measured.end(); ++a)
+      for (auto b = std::next(a); b != measured.end(); ++b)
+        if (budget.shortfall(b->second) > budget.shortfall(a->second))
+          return std::to_string(b->first) + " nodes in FP32 measured " + short_number(b->second) + ", worse than " +
+                 std::to_string(a->first) + "'s " + short_number(a->second);
+    return "";
+  };
+  out.search = "bisection";
+  size_t miss = 0, meet = nodes;  // the largest prefix known to miss, the smallest known to meet
+  if (budget.met(measure(nodes))) {
+    while (meet - miss > 1) {
+      const size_t mid = miss + (meet - miss) / 2;
+      (budget.met(measure(mid)) ? meet : miss) = mid;
+    }
+    if (const std::string why = not_monotone(); !why.empty()) {
+      out.search = "linear: the metric is not monotone in the prefix (" + why + ")";
+      for (size_t n = 1; n < meet; ++n)
+        if (budget.met(measure(n))) break;
+    }
   }
   out.met = budget.met(best_value);
   for (size_t i = 0; i < best_n; ++i) out.fp32_nodes.push_back(out.ranking[i].node);

@@ -40,7 +40,8 @@ struct FallbackTrial {
 struct FallbackResult {
   Budget budget;
   std::vector<NodeEffect> ranking;     // every node the rules quantize, worst first
-  std::vector<FallbackTrial> trials;   // every model measured after the ranking, in order
+  std::vector<FallbackTrial> trials;   // the fully quantized model, then every prefix measured, in order
+  std::string search;                  // "bisection", or "linear: " and why bisection was left
   std::vector<std::string> fp32_nodes; // the nodes kept in FP32 (a prefix of the ranking)
   bool met = false;                    // false: no prefix met the budget; the closest is kept
   AccuracyReport final_report;         // the chosen model against FP32
@@ -53,8 +54,10 @@ using Evaluate = std::function<AccuracyReport(const Graph& qdq)>;
 using FallbackProgress = std::function<void(size_t, size_t)>;
 
 // Quantizes `fp32` with the table and options (`exclude` stays FP32 throughout), measures it,
-// and when it misses the budget ranks the quantized nodes and keeps the shortest prefix of the
-// ranking in FP32 that meets it (or, when none does, the prefix that comes closest).
+// and when it misses the budget ranks the quantized nodes (one model each) and keeps the shortest
+// prefix of the ranking in FP32 that meets it, found by bisection while the metric measured is
+// monotone in the prefix, linearly otherwise (docs/accuracy.md, "Fallback"); when none meets it,
+// the prefix that comes closest.
 FallbackResult fit_budget(const Graph& fp32, const RangeTable& table, const QuantOptions& options,
                           const std::set<std::string>& exclude, const Budget& budget, const Evaluate& evaluate,
                           const FallbackProgress& progress = {});

@@ -50,6 +50,12 @@ struct MemoryReport {
   int64_t owned_bytes = 0;             // those buffers without reuse
 };
 
+// Every value's size and lifetime at given input shapes, worked out without running the model.
+struct SizeTrace {
+  std::vector<BufferLifetime> values;  // as a traced run records them, for the values whose size is known
+  std::vector<std::string> unsized;    // values whose size only running tells (it depends on data)
+};
+
 class Executor {
  public:
   // Creates every node. Throws one Error listing all unsupported ops with their node names,
@@ -68,6 +74,13 @@ class Executor {
   // Runs the graph. Every graph input must be given, with its declared dtype and a shape
   // that fits its declared dims; the Error names the input and what does not fit.
   TensorMap run(const TensorMap& inputs);
+
+  // Sizes and lifetimes at these graph input shapes (in graph input order) from shapes alone:
+  // each node's reshape, else ONNX's shape inference for its op, with the values known before
+  // running (constants, and small values computed from them and from shapes, as shape
+  // subgraphs compute them). Nothing the size of the model's data runs. Reshapes the nodes as a
+  // run at these shapes would.
+  SizeTrace trace_sizes(const std::vector<TensorDesc>& input_descs);
 
   // Values held during the current run (inputs, initializers excluded): what freeing after last
   // use keeps small. Valid inside the hook.

@@ -61,6 +61,9 @@ StagedFiles::~StagedFiles() {
 }
 
 std::string StagedFiles::stage(const std::string& path) {
+  // A directory in the way would only fail at commit, after other files appeared.
+  std::error_code ec;
+  check(!std::filesystem::is_directory(path, ec), path + ": is a directory, not a file");
   for (const auto& [p, tmp] : files_)
     check(std::filesystem::weakly_canonical(p) != std::filesystem::weakly_canonical(path), path + ": given for two outputs");
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(files_.size());
@@ -82,9 +85,36 @@ void StagedFiles::write(const std::string& path, const std::string& contents) {
 }
 
 void StagedFiles::commit() {
-  for (const auto& [path, tmp] : files_)
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  // Each older file moves aside before its new one takes its place. A rename that fails puts
+  // every file back as it was: the new ones placed so far are removed, the older ones return.
+  std::vector<std::string> aside(files_.size());  // where an older file waits; "" if there was none
+  auto undo = [&](size_t placed) {
+    std::error_code ignored;
+    for (size_t j = 0; j < placed; ++j) std::filesystem::remove(files_[j].first, ignored);
+    for (size_t j = 0; j < aside.size(); ++j)
+      if (!aside[j].empty()) std::rename(aside[j].c_str(), files_[j].first.c_str());
+  };
+  for (size_t i = 0; i < files_.size(); ++i) {
+    const auto& [path, tmp] = files_[i];
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+      if (std::rename(path.c_str(), (tmp + ".old").c_str()) != 0) {
+        const std::string cause = std::strerror(errno);
+        undo(i);
+        throw Error(path + ": cannot write (" + cause + ")");
+      }
+      aside[i] = tmp + ".old";
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      const std::string cause = std::strerror(errno);
+      undo(i);
+      throw Error(path + ": cannot write (" + cause + ")");
+    }
+  }
   committed_ = true;
+  std::error_code ignored;
+  for (const std::string& old : aside)
+    if (!old.empty()) std::filesystem::remove(old, ignored);
 }
 
 }  // namespace q8

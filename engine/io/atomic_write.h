@@ -15,8 +15,9 @@ void write_file_atomically(const std::string& path, const std::function<void(std
 void write_file_atomically(const std::string& path, const std::string& contents);
 
 // Several files that appear together or not at all: each is written to a temporary beside its
-// path, and commit() renames them all once every one is written. Destroyed before commit(),
-// it removes the temporaries: no new file appears and every old one is unchanged.
+// path, and commit() renames them all once every one is written; a rename that fails undoes
+// those before it. Destroyed before commit(), it removes the temporaries: no new file appears
+// and every old one is unchanged. A path that is a directory is an Error when staged.
 class StagedFiles {
  public:
   StagedFiles() = default;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdarg>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,31 @@ spdlog::level::level_enum spd(Level l) {
   return l == Level::Debug ? spdlog::level::debug : l == Level::Info ? spdlog::level::info : spdlog::level::warn;
 }
 
+// A warning or an error is one line a reader takes in at a glance: line breaks become "; ", and
+// a word longer than kLongWord (a 255-character file name, echoed once or several times) keeps
+// its two ends around "…".
+constexpr size_t kLongWord = 72, kWordEnd = 32;
+
+// The nearest UTF-8 character boundary at or before i.
+size_t boundary(const std::string& s, size_t i) {
+  while (i > 0 && i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  return i;
+}
+
+std::string one_readable_line(const std::string& text) {
+  std::string line;
+  for (size_t begin = 0; begin < text.size();) {
+    const size_t end = std::min(text.find_first_of(" \n", begin), text.size());
+    std::string word = text.substr(begin, end - begin);
+    if (word.size() > kLongWord)
+      word = word.substr(0, boundary(word, kWordEnd)) + "…" + word.substr(boundary(word, word.size() - kWordEnd));
+    line += word;
+    if (end < text.size()) line += text[end] == '\n' ? "; " : " ";
+    begin = end + 1;
+  }
+  return line;
+}
+
 void emit(spdlog::level::level_enum level, const char* format, va_list args) {
   auto& logger = *state().logger;
   if (!logger.should_log(level)) return;
@@ -65,6 +91,7 @@ void emit(spdlog::level::level_enum level, const char* format, va_list args) {
   std::vsnprintf(buf.data(), buf.size(), format, args);
   std::string text(buf.data());
   if (!text.empty() && text.back() == '\n') text.pop_back();
+  if (level >= spdlog::level::warn) text = one_readable_line(text);
   for (size_t begin = 0;;) {
     const size_t end = text.find('\n', begin);
     logger.log(level, "{}", text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));

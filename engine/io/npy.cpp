@@ -40,6 +40,30 @@ std::string descr_of(DType dtype) {
   throw Error("cannot write a tensor of undefined type as .npy");
 }
 
+// "(2, 3)", "(4,)", "()": each element a whole integer, commas between them (one may end a
+// tuple); a negative or absurd dimension is an Error, never skipped or read without its sign.
+Dims parse_shape_tuple(const std::string& tuple, const std::string& what) {
+  Dims dims;
+  const std::string where = what + ": .npy header shape (" + tuple + ")";
+  size_t start = 0;
+  while (start < tuple.size()) {
+    const size_t comma = tuple.find(',', start);
+    std::string part = tuple.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    const bool last = comma == std::string::npos;
+    if (part.empty() && last && !dims.empty()) break;  // the comma that ends "(4,)"
+    check(!part.empty() || (last && dims.empty()), where + ": an empty element");
+    if (part.empty()) break;  // "()"
+    const int64_t d = parse_int(part, where);
+    check(d >= 0, where + ": dimension " + std::to_string(d) + " at axis " + std::to_string(dims.size()) + " is negative");
+    check(d < (int64_t(1) << 40), where + ": dimension " + std::to_string(d) + " at axis " + std::to_string(dims.size()) + " is out of range");
+    dims.push_back(d);
+    if (last) break;
+    start = comma + 1;
+  }
+  return dims;
+}
 }  // namespace
 
 NpyHeader parse_npy_header(const std::string& bytes, const std::string& what) {
@@ -72,13 +96,7 @@ NpyHeader parse_npy_header(const std::string& bytes, const std::string& what) {
     throw Error(what + ": Fortran-order .npy arrays are not supported; save with C order");
   if (!std::regex_search(header, m, shape_re))
     throw Error(what + ": .npy header has no shape");
-  Dims dims;
-  const std::string shape = m[1];
-  static const std::regex number("\\d+");
-  std::sregex_iterator it(shape.begin(), shape.end(), number), end;
-  for (; it != end; ++it) dims.push_back(parse_int(it->str(), what + ": .npy header shape"));
-
-  for (int64_t d : dims) check(d >= 0 && d < (int64_t(1) << 40), what + ": .npy shape is out of range");
+  const Dims dims = parse_shape_tuple(m[1], what);
   try {
     checked_bytes(dtype, dims);  // the element count fits 64 bits and the memory limit
   } catch (const Error& e) {

@@ -83,16 +83,17 @@ onnx::ModelProto to_model_proto(const Graph& graph) {
     tensor_to_proto(t, *init);
     init->set_name(name);
   }
-  for (const Node& n : graph.nodes) {
-    auto* node = g->add_node();
-    node->set_name(n.name);
-    node->set_op_type(n.op_type);
-    if (!n.domain.empty()) node->set_domain(n.domain);
-    for (const auto& in : n.inputs) node->add_input(in);
-    for (const auto& out : n.outputs) node->add_output(out);
-    for (const auto& [name, a] : n.attributes) attribute_to_proto(name, a, *node->add_attribute());
-  }
+  for (const Node& n : graph.nodes) node_to_proto(n, *g->add_node());
   return model;
+}
+
+void node_to_proto(const Node& n, onnx::NodeProto& proto) {
+  proto.set_name(n.name);
+  proto.set_op_type(n.op_type);
+  if (!n.domain.empty()) proto.set_domain(n.domain);
+  for (const auto& in : n.inputs) proto.add_input(in);
+  for (const auto& out : n.outputs) proto.add_output(out);
+  for (const auto& [name, a] : n.attributes) attribute_to_proto(name, a, *proto.add_attribute());
 }
 
 std::string serialize_model(const Graph& graph, const std::string& path) {

@@ -106,17 +106,23 @@ std::string placement_summary(const std::vector<std::string_view>& placement) {
   return s;
 }
 
-std::string describe_shapes(const TensorMap& inputs) {
+std::string describe_shapes(const InputDescs& inputs) {
   std::string s;
-  for (const auto& [name, t] : inputs) {
+  for (const auto& [name, d] : inputs) {
     std::string dims;
-    for (size_t d = 0; d < t.rank(); ++d) dims += (d ? "x" : "") + std::to_string(t.dim(d));
+    for (size_t i = 0; i < d.dims.size(); ++i) dims += (i ? "x" : "") + std::to_string(d.dims[i]);
     s += (s.empty() ? "" : ",") + name + "=" + dims;
   }
   return s;
 }
 
-BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const TensorMap& inputs) {
+std::string describe_shapes(const TensorMap& inputs) {
+  InputDescs descs;
+  for (const auto& [name, t] : inputs) descs[name] = t.desc();
+  return describe_shapes(descs);
+}
+
+BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const InputDescs& inputs) {
   BuiltPlan b;
   b.lowered = lower_qdq(qdq);
   b.plan.graph = b.lowered.graph;
@@ -124,13 +130,20 @@ BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const T
   b.plan.lowering_report = format_lowering_report(b.lowered);
   b.plan.shapes = describe_shapes(inputs);
 
-  // Sizes and lifetimes of every intermediate, traced by one run at these shapes.
+  // Sizes and lifetimes of every intermediate at these shapes, from shapes alone.
   Executor exec(b.plan.graph, plan_backends());
   b.placement = exec.placement();
   b.placement_report = exec.placement_report();
   b.fallbacks = exec.placement_report(true);
-  exec.run(inputs);
-  b.plan.buffers = exec.memory().values;
+  std::vector<TensorDesc> descs;
+  for (const ValueInfo& v : b.plan.graph.inputs) {
+    const auto it = inputs.find(v.name);
+    check(it != inputs.end(), "input '" + v.name + "' has no shape to build the plan for");
+    descs.push_back(it->second);
+  }
+  SizeTrace trace = exec.trace_sizes(descs);
+  b.plan.buffers = std::move(trace.values);
+  b.unsized = std::move(trace.unsized);
   b.plan.memory = plan_memory(b.plan.buffers);
   return b;
 }

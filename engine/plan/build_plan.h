@@ -1,6 +1,6 @@
-// Building a plan from a QDQ model: lower it, run it once at the given input shapes to learn
-// every intermediate's size and lifetime (the executor's trace), and plan memory from that
-// liveness.
+// Building a plan from a QDQ model: lower it, work out every intermediate's size and lifetime at
+// the given input shapes from shapes alone (the executor's size trace: nothing runs), and plan
+// memory from that liveness.
 #pragma once
 
 #include <map>
@@ -29,10 +29,14 @@ struct BuiltPlan {
   std::vector<std::string_view> placement;  // per node of plan.graph: the backend it runs on
   std::string placement_report;             // node by node, with the reasons of declining backends
   std::string fallbacks;                    // the lines of placement_report for nodes a backend declined
+  std::vector<std::string> unsized;         // values whose size only running tells: left out of the memory plan
 };
 
-// inputs: one sample input per graph input at the shapes the memory plan is for.
-BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const TensorMap& inputs);
+// The input shapes a plan is built for, by graph input name.
+using InputDescs = std::map<std::string, TensorDesc>;
+
+// inputs: every graph input's type and shape, the shapes the memory plan is for.
+BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const InputDescs& inputs);
 
 // What q8 run and q8 bench execute from a file: a plan as it is; an ONNX model as it is, or, with
 // int8, lowered (lowering_report, when given, receives the report then). A plan run on the OpenCL
@@ -49,6 +53,7 @@ std::string device_section(const std::string& device);
 std::string placement_summary(const std::vector<std::string_view>& placement);
 
 // "x=1x1x28x28,y=…": the shapes of inputs, in name order.
+std::string describe_shapes(const InputDescs& inputs);
 std::string describe_shapes(const TensorMap& inputs);
 
 }  // namespace q8

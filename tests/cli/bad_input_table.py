@@ -16,6 +16,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -101,6 +102,21 @@ def fixtures(binary, w):
     hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"
     hdr += " " * (118 - len(hdr)) + "\n"
     open(f"{w}/huge.npy", "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode())
+    # A negative dimension with the data of its positive twin behind it.
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 1, 28, 28), }"
+    hdr += " " * (118 - len(hdr)) + "\n"
+    open(f"{w}/negative.npy", "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() +
+                                         np.zeros(2 * 28 * 28, np.float32).tobytes())
+    np.save(f"{w}/x1.npy", np.zeros((1, 1, 28, 28), np.float32))
+    np.save(f"{w}/x2.npy", np.ones((1, 1, 28, 28), np.float32))
+    # Calibration data that is all NaN.
+    os.makedirs(f"{w}/all_nan")
+    for i in range(4):
+        np.save(f"{w}/all_nan/{i}.npy", np.full((1, 28, 28), np.nan, np.float32))
+    # Two outputs, the second's file a directory: the first must not appear either.
+    save(model([helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["x"], ["b"])], [vi("x", [1, 4])],
+               [vi("a", [1, 4]), vi("b", [1, 4])]), p.setdefault("two_outputs", f"{w}/two_outputs.onnx"))
+    os.makedirs(f"{w}/outputs/b.npy")
     # Calibration outputs to corrupt.
     for args in (["--json", f"{w}/table.json", "--histograms", f"{w}/good.h5", "--cache", f"{w}/good.cache"],):
         subprocess.run([binary, "calibrate", FASHION, "--data", TEST, "--limit", "64", "--quiet"] + args, check=True, capture_output=True)
@@ -196,6 +212,23 @@ def cases(p, w):
         ("compare a model with itself", ["compare", FASHION, FASHION, "--data", TEST, "--limit", "8"], "not a QDQ model"),
         ("compare on a folder of corrupt images", ["compare", FASHION, f"{w}/fashion.qdq.onnx", "--data", f"{w}/corrupt_images"],
          "could be compared"),
+        # accepted before
+        ("--input given twice for one input", ["run", FASHION, "--input", f"input={w}/x1.npy", "--input", f"input={w}/x2.npy",
+                                               "--output-dir", out], "--input input is given twice"),
+        ("--shape given twice for one input", ["run", FASHION, "--shape", "input=1x1x28x28", "--shape", "input=2x1x28x28",
+                                               "--output-dir", out], "--shape input is given twice"),
+        ("--shape of an input --input gives", ["run", FASHION, "--input", f"input={w}/x1.npy", "--shape", "input=2x1x28x28",
+                                               "--output-dir", out], "--shape input: the input is given by --input"),
+        ("--override given twice for one tensor", cal + ["--override", "input=max", "--override", "input=entropy", "--json",
+                                                         f"{w}/o.json"], "--override input is given twice"),
+        ("a .npy header with a negative dimension", ["run", FASHION, "--input", f"input={w}/negative.npy", "--output-dir", out],
+         "dimension -2 at axis 0 is negative"),
+        ("calibration data that is all NaN", ["calibrate", FASHION, "--data", f"{w}/all_nan", "--json", f"{w}/o.json", "--quiet"],
+         "every value of input 'input' observed is NaN"),
+        ("run with two outputs, the second's file a directory", ["run", p["two_outputs"], "--output-dir", f"{w}/outputs"],
+         "b.npy: is a directory"),
+        ("a 254-character file name, cut in the middle", ["run", FASHION, "--input", f"input={w}/{'n' * 250}.npy", "--output-dir", out],
+         "…" + "n" * 27 + ".npy: no such file"),
         # unclear messages before
         ("--bins 2^40", cal + ["--bins", str(2 ** 40), "--json", f"{w}/o.json"], "--bins: must be a power of two"),
         ("--bins 3", cal + ["--bins", "3", "--json", f"{w}/o.json"], "--bins: must be a power of two"),
@@ -264,6 +297,45 @@ def full_disk_cases(binary, w, tally):
         subprocess.run(["umount", disk], capture_output=True)
 
 
+def long_name_is_short(binary, w, tally):
+    """An error naming a 254-character file, twice, stays one readable line: the name is cut in the
+    middle, both ends kept."""
+    name = f"{w}/{'m' * 250}.onnx"
+    proc = q8(binary, ["quantize", name, "--calib", name, "-o", f"{w}/q.onnx"])
+    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    ok = proc.returncode > 0 and len(lines) == 1 and len(lines[0]) < 200 and "…" in lines[0] and "m.onnx" in lines[0]
+    tally.check("an error about a 254-character name is one line under 200 characters, the name cut in the middle",
+                "" if ok else f"exit {proc.returncode}, {lines}")
+
+
+def graph_size_cases(binary, w, tally):
+    """A valid chain of 100,000 Relu nodes runs in seconds (nothing quadratic in the node count), and
+    q8 build sizes a plan without running it: a batch whose intermediates exceed the memory limit
+    builds (running it could not)."""
+    n = 100000
+    chain = helper.make_model(helper.make_graph([helper.make_node("Relu", [f"v{i}"], [f"v{i + 1}"], name=f"r{i}") for i in range(n)],
+                                                "chain", [vi("v0", [1, 4])], [vi(f"v{n}", [1, 4])]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    chain.ir_version = 7
+    save(chain, f"{w}/chain.onnx")
+    bound = 30 if os.environ.get("Q8_SANITIZED") else 5  # guards complexity, not speed
+    start = time.monotonic()
+    proc = q8(binary, ["run", f"{w}/chain.onnx", "--output-dir", f"{w}/chain_out", "--quiet"])
+    seconds = time.monotonic() - start
+    out = f"{w}/chain_out/v{n}.npy"
+    ok = proc.returncode == 0 and seconds < bound and os.path.exists(out) and np.load(out).shape == (1, 4)
+    tally.check(f"q8 run on a chain of {n} Relu nodes: {seconds:.1f} s (bound {bound} s)", "" if ok else f"exit {proc.returncode}: "
+                f"{proc.stderr.strip()[-200:]}")
+    shutil.rmtree(f"{w}/chain_out", ignore_errors=True)
+    env = dict(os.environ, Q8_MAX_MEMORY_GIB="1")
+    proc = subprocess.run([binary, "build", f"{w}/fashion.qdq.onnx", "--shape", "input=100000x1x28x28", "-o", f"{w}/big.q8plan"],
+                          capture_output=True, text=True, env=env)
+    ok = proc.returncode == 0 and os.path.exists(f"{w}/big.q8plan") and "without reuse" in proc.stdout
+    tally.check("q8 build at a batch whose intermediates exceed Q8_MAX_MEMORY_GIB=1 sizes them without running",
+                "" if ok else f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}")
+    os.remove(f"{w}/big.q8plan") if os.path.exists(f"{w}/big.q8plan") else None
+
+
 def main():
     binary, w = sys.argv[1], os.path.abspath(sys.argv[2])
     if os.path.exists(f"{w}/readonly"):
@@ -295,6 +367,8 @@ def main():
             problems.append(f"files new or changed: {changed}")
         tally.check(what, "; ".join(problems))
     print(f"{len(table)} bad-input cases", flush=True)
+    long_name_is_short(binary, w, tally)
+    graph_size_cases(binary, w, tally)
     full_disk_cases(binary, w, tally)
     os.chmod(f"{w}/readonly", 0o755)
     return tally.finish()

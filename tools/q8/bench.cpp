@@ -182,7 +182,7 @@ void bench(const BenchOptions& o) {
               "iterations: %d\nprofile:    %s\n",
               o.model.c_str(), o.int8.empty() ? "(none; --int8 QDQ_MODEL|PLAN adds the INT8 engine)" : o.int8.c_str(),
               describe_device(o.device).c_str(), compute_threads(), o.warmup, o.iterations, o.profile ? "per node (host) and per device kernel" : "off");
-  if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
+  check_output_file("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
   Graph model = load_runnable(o.model, false, nullptr, o.device);
   const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
   log::info("shapes:     %s\n", describe_shapes(inputs).c_str());

@@ -1,5 +1,6 @@
 #include "tools/q8/budget.h"
 
+#include <chrono>
 #include <cstdio>
 #include <optional>
 
@@ -23,7 +24,9 @@ void add_budget_options(CLI::App* cmd, BudgetOptions& o) {
   cmd->add_option("--data", o.data, "samples to measure the budget on (those after the calibration's, when it is the same data)")
       ->group(g);
   cmd->add_option("--budget-samples", o.samples, "held-back samples measured")->capture_default_str()->check(at_least(1))->group(g);
-  cmd->add_option("--batch-size", o.batch_size, "samples per batch while measuring")->capture_default_str()->check(at_least(1))->group(g);
+  o.batch_size_option = cmd->add_option("--batch-size", o.batch_size, "samples per batch while measuring (a model whose inputs fix "
+                                                                       "the batch runs at that batch)")
+                            ->capture_default_str()->check(at_least(1))->group(g);
   cmd->add_option("--budget-json", o.json, "the ranking, the search and the result as JSON (default: OUTPUT with .budget.json)")
       ->group(g);
 }
@@ -40,7 +43,10 @@ std::set<std::string> nodes_for_budget(const Graph& fp32, const RangeTable& tabl
   const auto inputs = open_model_inputs(fp32, o.data, pre, {});
   const int64_t size = int64_t(inputs[0].source->size());
   BatchStreamOptions stream;
-  stream.batch_size = o.batch_size;
+  const BatchChoice batch = choose_batch_size(fp32, o.batch_size_option && o.batch_size_option->count() ? std::optional(o.batch_size)
+                                                                                                        : std::nullopt,
+                                              kDefaultBudgetBatch);
+  stream.batch_size = batch.size;
   const bool same_data = !table.dataset.empty() && dataset_identity(inputs, o.data) == table.dataset;
   if (same_data) {
     try {
@@ -60,10 +66,13 @@ std::set<std::string> nodes_for_budget(const Graph& fp32, const RangeTable& tabl
             budget.value, static_cast<long long>(measured), o.data.c_str(),
             same_data ? ("held back: after the " + std::to_string(stream.skip) + " the table was calibrated on, in its order").c_str()
                       : "not the calibration data");
+  log::info("batch:    %lld%s\n", static_cast<long long>(batch.size), batch.note.empty() ? "" : (" (" + batch.note + ")").c_str());
+  const auto start = std::chrono::steady_clock::now();
+  BatchStream reference_stream(inputs, pre, stream);
+  const ReferenceOutputs reference = run_reference(fp32, reference_stream);
   auto evaluate = [&](const Graph& qdq) {
     BatchStream batches(inputs, pre, stream);
-    Progress silent("", 0, true);
-    return compare_accuracy(fp32, qdq, batches, silent, {});
+    return compare_to_reference(fp32, reference, qdq, batches, {});
   };
   std::optional<Progress> progress;
   const FallbackResult r = fit_budget(fp32, table, quant, exclude, budget, evaluate, [&](size_t done, size_t total) {
@@ -71,6 +80,7 @@ std::set<std::string> nodes_for_budget(const Graph& fp32, const RangeTable& tabl
     progress->update(int64_t(done));
   });
   if (progress) progress->finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   log::info("fully quantized: %s %.6g (%s)\n", budget.metric.c_str(), r.trials[0].metric, budget.met(r.trials[0].metric) ? "meets the budget" : "misses the budget");
   nlohmann::ordered_json j;
@@ -85,10 +95,16 @@ std::set<std::string> nodes_for_budget(const Graph& fp32, const RangeTable& tabl
     j["ranking"].push_back({{"node", e.node}, {"op_type", e.op_type}, {"cosine_loss", e.cosine_loss}, {"metric", e.metric}});
   }
   j["trials"] = nlohmann::ordered_json::array();
+  if (r.trials.size() > 1) log::info("search (%s):\n", r.search.c_str());
   for (const FallbackTrial& t : r.trials) {
     if (t.fp32_nodes) log::info("  %zu node%s in FP32: %s %.6g\n", t.fp32_nodes, t.fp32_nodes == 1 ? "" : "s", budget.metric.c_str(), t.metric);
     j["trials"].push_back({{"fp32_nodes", t.fp32_nodes}, {"metric", t.metric}});
   }
+  j["search"] = r.search;
+  j["batch_size"] = batch.size;
+  j["models_measured"] = r.trials.size() + r.ranking.size();
+  j["seconds"] = seconds;
+  log::info("measured %zu models in %.1f s\n", r.trials.size() + r.ranking.size(), seconds);
   const double final_value = r.final_report.metrics().at(budget.metric);
   if (r.met) {
     log::info("meets the budget with %zu node%s kept in FP32: %s %.6g\n", r.fp32_nodes.size(), r.fp32_nodes.size() == 1 ? "" : "s",

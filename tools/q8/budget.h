@@ -12,9 +12,12 @@
 
 namespace q8::cli {
 
+inline constexpr int64_t kDefaultBudgetBatch = 64;
+
 struct BudgetOptions {
   std::string budget, data, json;
-  int64_t samples = 1000, batch_size = 64;
+  int64_t samples = 1000, batch_size = kDefaultBudgetBatch;
+  const CLI::Option* batch_size_option = nullptr;
 };
 
 void add_budget_options(CLI::App* cmd, BudgetOptions& o);

@@ -41,17 +41,19 @@ void print_report(const BuiltPlan& b, bool verbose) {
 void build(const BuildOptions& o) {
   log::info("=== q8 build ===\nmodel:   %s\noutput:  %s\ndevice:  %s\n", o.model.c_str(), o.output.c_str(),
             o.device == "cpu" ? "none (no device section)" : describe_device(o.device).c_str());
-  check_output_is_no_input("-o", o.output, {{"the model", o.model}});
+  check_output_file("-o", o.output, {{"the model", o.model}});
   const std::string device = device_section(o.device);
   const std::string bytes = read_file(o.model);
   const Graph qdq = load_model(o.model);
-  const TensorMap inputs = gather_inputs(qdq, {}, o.shapes, kDefaultSeed);
-  BuiltPlan b = build_plan(qdq, sha256_hex(bytes), inputs);
+  BuiltPlan b = build_plan(qdq, sha256_hex(bytes), input_descs(qdq, o.shapes));
   b.plan.device = device;
   log::info("shapes:  %s\n", b.plan.shapes.c_str());
   print_report(b, log::level() == log::Level::Debug);
   log::info("memory plan: %zu intermediate buffers, arena %.2f MiB (peak), %.2f MiB without reuse\n", b.plan.buffers.size(),
               double(b.plan.memory.arena_bytes) / 1048576.0, double(b.plan.memory.total_bytes) / 1048576.0);
+  if (!b.unsized.empty())
+    log::info("  %zu values sized only as the model runs (their shape depends on data), first '%s'\n", b.unsized.size(),
+              b.unsized[0].c_str());
   const std::string plan = serialize_plan(b.plan);
   if (!device.empty()) log::info("device section: the tiles above, for %s\n", o.device.c_str());
   write_file_atomically(o.output, plan);

@@ -25,6 +25,7 @@
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"
 #include "tools/q8/mpi_world.h"
+#include "tools/q8/tensor_args.h"
 #include "tools/q8/validators.h"
 
 namespace q8::cli {
@@ -48,29 +49,15 @@ struct CalibrateOptions {
   std::string trt_version = kDefaultTrtVersion;
   bool force = false;
   int streams = 0;
-  bool batch_size_given = false;
 };
-
-void check_writable(const std::string& path, const char* flag) {
-  if (path.empty()) return;
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
-  check_argument(!fs::is_directory(path), std::string(flag) + " " + path + ": is a directory");
-  check_argument(fs::path(path).filename().string().size() < 250, std::string(flag) + " " + path + ": the file name is too long");
-  check(fs::is_directory(dir) && ::access(dir.c_str(), W_OK) == 0,
-        std::string(flag) + " " + path + ": cannot write there (directory missing or read-only)");
-}
 
 MethodChoice method_choice(const CalibrateOptions& o) {
   MethodChoice choice;
   choice.default_method = o.method;
   choice.options.percentile = o.percentile;
-  for (const auto& arg : o.overrides) {
-    const size_t eq = arg.rfind('=');
-    check_argument(eq != std::string::npos && eq > 0, "--override '" + arg + "' is not NAME_OR_OPTYPE=METHOD");
-    const std::string method = arg.substr(eq + 1);
-    check_argument(find_method(method) != nullptr, "--override " + arg + ": unknown method (methods: " + method_names() + ")");
-    choice.overrides[arg.substr(0, eq)] = method;
+  for (const auto& [name, method] : parse_assignments(o.overrides, "--override", "NAME_OR_OPTYPE=METHOD")) {
+    check_argument(find_method(method) != nullptr, "--override " + name + "=" + method + ": unknown method (methods: " + method_names() + ")");
+    choice.overrides[name] = method;
   }
   check_argument(find_method(o.method) != nullptr, "--method " + o.method + ": unknown method (methods: " + method_names() + ")");
   return choice;
@@ -124,7 +111,7 @@ void check_resume_provenance(const HistogramFile& previous, const CalibrateOptio
             std::to_string(dataset_size));
 }
 
-// Every output path differs from the others and from every input.
+// Every output path is one a file can be written to, differs from the others and from every input.
 void check_output_paths(const CalibrateOptions& o) {
   namespace fs = std::filesystem;
   const auto canonical = [](const std::string& p) { return fs::weakly_canonical(fs::absolute(p)).string(); };
@@ -137,12 +124,10 @@ void check_output_paths(const CalibrateOptions& o) {
   if (!o.resume.empty()) inputs.emplace_back("--resume", o.resume);
   for (const auto& m : o.merge) inputs.emplace_back("--merge", m);
   for (size_t i = 0; i < outputs.size(); ++i) {
+    check_output_file(outputs[i].first, outputs[i].second, inputs);
     for (size_t j = i + 1; j < outputs.size(); ++j)
       check_argument(canonical(outputs[i].second) != canonical(outputs[j].second),
             outputs[i].first + " and " + outputs[j].first + " are the same file " + outputs[i].second);
-    for (const auto& [what, path] : inputs)
-      check_argument(canonical(outputs[i].second) != canonical(path),
-            outputs[i].first + " " + outputs[i].second + " is " + what + ": an output would overwrite an input");
   }
 }
 
@@ -153,9 +138,6 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   o.d.resolve();
   check_argument(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
   check_argument(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
-  check_writable(o.cache, "--cache");
-  check_writable(o.json, "--json");
-  check_writable(o.histograms, "--histograms");
   check_output_paths(o);
   check_argument(world.size() == 1 || (o.resume.empty() && o.merge.empty()),
                  "--resume and --merge run in one process, not in a job of " + std::to_string(world.size()) + " ranks");
@@ -213,13 +195,9 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   std::vector<StreamInput> inputs;
   std::string dataset = merged_from;
   if (!o.d.data.empty()) {
-    const auto fixed = fixed_batch_size(graph);
-    if (fixed && o.batch_size_given && *fixed != o.d.stream.batch_size)
-      log::info("batch size:    %lld (the model's inputs fix it; --batch-size %lld ignored)\n", static_cast<long long>(*fixed),
-                  static_cast<long long>(o.d.stream.batch_size));
     inputs = open_model_inputs(graph, o.d.data, o.d.pre, o.d.source);
-    if (fixed) o.d.stream.batch_size = *fixed;
-    else if (!o.batch_size_given) o.d.stream.batch_size = calibration_batch_size(inputs);
+    const BatchChoice batch = choose_batch_size(graph, o.d.asked_batch_size(), calibration_batch_size(inputs), "picked for the input size");
+    o.d.stream.batch_size = batch.size;
     dataset = dataset_identity(inputs, o.d.data);
     if (!o.resume.empty()) check_resume_provenance(previous, o, dataset, order, int64_t(inputs[0].source->size()));
     stream = std::make_unique<BatchStream>(inputs, o.d.pre, o.d.stream);
@@ -230,7 +208,7 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
     const int64_t running = world.sum(stream->total());
     log::info("dataset:       %lld samples, running %lld (batch %lld%s%s%s)\n", static_cast<long long>(stream->dataset_size()),
                 static_cast<long long>(running), static_cast<long long>(o.d.stream.batch_size),
-                o.batch_size_given || fixed ? "" : ", picked for the input size",
+                batch.note.empty() ? "" : (", " + batch.note).c_str(),
                 o.d.stream.shuffle ? (", shuffled with seed " + std::to_string(o.d.stream.seed)).c_str() : ", sorted order",
                 o.d.stream.skip ? (", resuming after " + std::to_string(o.d.stream.skip)).c_str() : "");
     log::info("preprocessing: %s\n", o.d.pre.describe().c_str());
@@ -292,6 +270,12 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   check(!calibrator.observers().empty(), "no floating-point activations were observed");
   if (stream) log::info("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
                           run.seconds > 0 ? double(run.samples) / run.seconds : 0.0);
+  RangeTable table;
+  try {
+    table = calibrator.finalize(graph, choice);
+  } catch (const Error& e) {
+    throw e.with_context(o.d.data.empty() ? "the merged histograms (" + merged_from + ")" : "--data " + o.d.data);
+  }
   for (const auto& [name, obs] : calibrator.observers()) {
     const TensorStats& s = obs.stats();
     if (s.nan || s.pos_inf || s.neg_inf)
@@ -299,8 +283,6 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
                    name.c_str(), static_cast<unsigned long long>(s.nan), static_cast<unsigned long long>(s.pos_inf),
                    static_cast<unsigned long long>(s.neg_inf));
   }
-
-  RangeTable table = calibrator.finalize(graph, choice);
   table.model_sha256 = sha, table.q8_version = Q8_VERSION, table.dataset = dataset, table.samples = file.samples;
   int degenerate = 0;
   for (const auto& [name, r] : table.activations) degenerate += r.degenerate();
@@ -348,7 +330,6 @@ void add_calibrate_command(CLI::App& app) {
       ->capture_default_str()->check(CLI::Range(0, kMaxThreads))->group("Streaming");
   cmd->add_option("--merge", o->merge, "add the histograms of this HDF5 file (shards calibrated apart); repeatable")->group(out);
   cmd->callback([o, cmd] {
-    o->batch_size_given = cmd->count("--batch-size") > 0;
     MpiWorld& world = MpiWorld::join();
     if (!world.joined()) return calibrate(*o, world);
     // In a job, rank 0 reports and writes; an error on any rank stops the job (MPI_Abort) with

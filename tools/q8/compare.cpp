@@ -15,6 +15,7 @@
 #include "quant/preprocess_metadata.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"
+#include "tools/q8/tensor_args.h"
 #include "tools/q8/validators.h"
 
 namespace q8::cli {
@@ -38,15 +39,13 @@ struct Threshold {
 
 std::vector<Threshold> parse_thresholds(const std::vector<std::string>& args) {
   std::vector<Threshold> out;
-  for (const std::string& a : args) {
-    const size_t eq = a.find('=');
-    check_argument(eq != std::string::npos && eq > 0, "--fail-below '" + a + "' is not METRIC=VALUE");
-    Threshold t{a.substr(0, eq), 0};
+  for (const auto& [metric, value] : parse_assignments(args, "--fail-below", "METRIC=VALUE")) {
+    Threshold t{metric, 0};
     bool known = false;
     std::string names;
     for (const auto& n : metric_names()) known = known || n == t.metric, names += (names.empty() ? "" : ", ") + n;
-    check_argument(known, "--fail-below '" + a + "': unknown metric '" + t.metric + "' (metrics: " + names + ")");
-    t.value = parse_double(a.substr(eq + 1), "--fail-below '" + a + "'");
+    check_argument(known, "--fail-below '" + metric + "=" + value + "': unknown metric '" + t.metric + "' (metrics: " + names + ")");
+    t.value = parse_double(value, "--fail-below '" + metric + "=" + value + "'");
     out.push_back(t);
   }
   return out;
@@ -96,6 +95,7 @@ void print_blame(const BlameReport& b, int64_t rows) {
 
 void compare(CompareCliOptions o) {
   const std::vector<Threshold> thresholds = parse_thresholds(o.fail_below);
+  check_output_file("--json", o.json, {{"the FP32 model", o.fp32}, {"the QDQ model", o.qdq}});
   const Graph fp32 = load_model(o.fp32), qdq = load_model(o.qdq);
   check(std::any_of(qdq.nodes.begin(), qdq.nodes.end(), [](const Node& n) { return n.op_type == "DequantizeLinear"; }),
         o.qdq + ": has no DequantizeLinear: not a QDQ model (give the model q8 quantize wrote)");
@@ -112,7 +112,8 @@ void compare(CompareCliOptions o) {
   }
   o.d.resolve();
   check_argument(!o.d.data.empty(), "give --data (a dataset to compare on)");
-  if (const auto fixed = fixed_batch_size(fp32)) o.d.stream.batch_size = *fixed;
+  const BatchChoice batch = choose_batch_size(fp32, o.d.asked_batch_size(), o.d.stream.batch_size);
+  o.d.stream.batch_size = batch.size;
   const auto inputs = open_model_inputs(fp32, o.d.data, o.d.pre, o.d.source);
   if (!o.masks.empty()) {
     SourceOptions mask_options = o.d.source;
@@ -123,8 +124,9 @@ void compare(CompareCliOptions o) {
   }
   BatchStream stream(inputs, o.d.pre, o.d.stream);
   const std::string dataset = inputs[0].source->describe() + " at " + o.d.data;
-  log::info("=== q8 compare ===\nFP32:    %s\nINT8:    %s\ndataset: %s, running %lld\npreproc: %s (%s)\n", o.fp32.c_str(), o.qdq.c_str(),
-              dataset.c_str(), static_cast<long long>(stream.total()), o.d.pre.describe().c_str(), preprocessing_from.c_str());
+  log::info("=== q8 compare ===\nFP32:    %s\nINT8:    %s\ndataset: %s, running %lld (batch %lld%s)\npreproc: %s (%s)\n", o.fp32.c_str(),
+            o.qdq.c_str(), dataset.c_str(), static_cast<long long>(stream.total()), static_cast<long long>(batch.size),
+            batch.note.empty() ? "" : (", " + batch.note).c_str(), o.d.pre.describe().c_str(), preprocessing_from.c_str());
   log::info("engine:  %s\n", o.compare.int8_engine ? "INT8 (the QDQ model lowered into fused integer ops, --int8)"
                                                       : "the QDQ model as float Q/DQ");
   if (!o.masks.empty()) log::info("masks:   %s\n", o.compare.masks->describe().c_str());

@@ -38,6 +38,11 @@ void DatasetOptions::resolve() {
   check_argument(std::isfinite(pre.scale) && pre.scale != 0, "--scale " + std::to_string(pre.scale) + ": must be finite and not 0");
 }
 
+std::optional<int64_t> DatasetOptions::asked_batch_size() const {
+  if (batch_size_option && batch_size_option->count() > 0) return stream.batch_size;
+  return std::nullopt;
+}
+
 void add_dataset_options(CLI::App* cmd, DatasetOptions& o, bool auto_batch) {
   cmd->add_option("--data", o.data, "dataset directory or file (images, .npy, .pb, IDX, HDF5; docs/datasets.md)");
   auto* pre = "Preprocessing";
@@ -59,6 +64,7 @@ void add_dataset_options(CLI::App* cmd, DatasetOptions& o, bool auto_batch) {
                                 auto_batch ? "samples per batch (default: as many as fit 1 MiB of input, 1 to 32)" : "samples per batch");
   batch->group(stream)->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   if (!auto_batch) batch->capture_default_str();
+  o.batch_size_option = batch;
   cmd->add_option("--limit", o.stream.limit, "use the first N samples of the order (0: all)")->capture_default_str()->group(stream)
       ->check(at_least(0));
   cmd->add_flag("--shuffle", o.stream.shuffle, "shuffle the order (with --seed)")->group(stream);

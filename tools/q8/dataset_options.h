@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 
 #include "datasets/batch_stream.h"
@@ -16,9 +17,12 @@ struct DatasetOptions {
   SourceOptions source;
   BatchStreamOptions stream;
   int threads = 0;
+  const CLI::Option* batch_size_option = nullptr;
 
   // Applies --preprocess, --size, --mean, --std and --threads to the fields above.
   void resolve();
+  // --batch-size when given, else nothing (the command's default then applies).
+  std::optional<int64_t> asked_batch_size() const;
 };
 
 // auto_batch: --batch-size has no fixed default; the command picks one when it is not given.

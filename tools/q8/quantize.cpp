@@ -71,7 +71,7 @@ void quantize(QuantizeOptions o) {
               o.model.c_str(), o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str(),
               o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32");
-  check_output_is_no_input("-o", o.output, {{"the model", o.model}, {"--calib", o.calib}, {"--overrides", o.overrides},
+  check_output_file("-o", o.output, {{"the model", o.model}, {"--calib", o.calib}, {"--overrides", o.overrides},
                                            {"--histograms", o.histograms}});
   Graph graph = load_model(o.model);
   RangeTable table;

@@ -26,6 +26,7 @@ void report(const ReportOptions& o) {
   check_argument(!o.histograms.empty() || !o.compare.empty() || !o.plan.empty(),
                  "nothing to report: give --histograms, --compare or --plan");
   check_argument(o.table.empty() || !o.histograms.empty(), "--table marks thresholds on histograms: give --histograms too");
+  check_output_file("-o", o.output, {{"--histograms", o.histograms}, {"--table", o.table}, {"--compare", o.compare}, {"--plan", o.plan}});
   ReportInputs in;
   in.title = o.title.empty() ? std::filesystem::path(o.output).stem().string() : o.title;
   in.method_options.percentile = o.percentile;

@@ -50,6 +50,23 @@ void print_output(const std::string& name, const Tensor& t) {
   }
 }
 
+// Every graph output's file in dir, each checked before any work starts: two outputs that map to
+// one file, or a file that cannot be written there (a directory in its place, an input), are errors.
+std::vector<std::pair<std::string, std::string>> output_files(const Graph& graph, const RunOptions& o) {
+  std::vector<std::pair<std::string, std::string>> inputs = {{"the model", o.model}};
+  for (const auto& [name, path] : parse_assignments(o.inputs, "--input")) inputs.emplace_back("--input " + name, path);
+  std::vector<std::pair<std::string, std::string>> files;  // (output, path)
+  std::map<std::string, std::string> output_of;            // file name → output
+  for (const ValueInfo& v : graph.outputs) {
+    const std::string file = file_safe_name(v.name) + ".npy";
+    const auto [it, fresh] = output_of.emplace(file, v.name);
+    check(fresh, "outputs '" + it->second + "' and '" + v.name + "' would both be written to " + file + " in " + o.output_dir);
+    files.emplace_back(v.name, (std::filesystem::path(o.output_dir) / file).string());
+    if (std::filesystem::is_directory(o.output_dir)) check_output_file("--output-dir", files.back().second, inputs);
+  }
+  return files;
+}
+
 void run(const RunOptions& o) {
   if (o.threads > 0) set_compute_threads(o.threads);
   log::info("=== q8 run ===\nmodel:      %s\ndevice:     %s\nprecision:  %s\nthreads:    %d\noutput dir: %s\n",
@@ -58,6 +75,7 @@ void run(const RunOptions& o) {
   std::string lowering;
   Graph graph = load_runnable(o.model, o.int8, &lowering, o.device);
   log::info("%s", lowering.c_str());
+  const auto files = output_files(graph, o);
   if (const auto level = graph_optimization_level(o.graph_optimization))
     log::info("%s\n", optimize_for_inference(graph, *level).summary().c_str());
   Executor exec(std::move(graph), plan_backends(o.device));
@@ -73,20 +91,13 @@ void run(const RunOptions& o) {
   std::filesystem::create_directories(o.output_dir, ec);
   check(!ec && std::filesystem::is_directory(o.output_dir), o.output_dir + ": cannot create output directory");
   log::info("ran in %.2f ms\noutputs:\n", ms);
-  // Every output is written before any appears; two names that map to one file are an error.
-  StagedFiles files;
-  std::map<std::string, std::string> file_of;  // file name → output
-  for (const auto& [name, t] : outputs) {
-    const std::string file = file_safe_name(name) + ".npy";
-    const auto [it, fresh] = file_of.emplace(file, name);
-    check(fresh, "outputs '" + it->second + "' and '" + name + "' would both be written to " + file + " in " + o.output_dir);
-  }
-  for (const auto& [name, t] : outputs)
-    files.write((std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).string(), serialize_npy(t));
-  files.commit();
-  for (const auto& [name, t] : outputs) {
-    if (o.dump_output) print_output(name, t);
-    else log::info("  %s -> %s\n", name.c_str(), (std::filesystem::path(o.output_dir) / (file_safe_name(name) + ".npy")).c_str());
+  // Every output is written before any appears.
+  StagedFiles staged;
+  for (const auto& [name, path] : files) staged.write(path, serialize_npy(outputs.at(name)));
+  staged.commit();
+  for (const auto& [name, path] : files) {
+    if (o.dump_output) print_output(name, outputs.at(name));
+    else log::info("  %s -> %s\n", name.c_str(), path.c_str());
   }
 }
 

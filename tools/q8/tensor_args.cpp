@@ -1,6 +1,7 @@
 #include "tools/q8/tensor_args.h"
 
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "engine/io/npy.h"
@@ -10,11 +11,23 @@
 
 namespace q8::cli {
 
-std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* flag) {
+std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* flag, const char* form) {
   const size_t eq = arg.rfind('=');
-  check_argument(eq != std::string::npos && eq > 0 && eq + 1 < arg.size(),
-        std::string(flag) + " '" + arg + "' is not of the form NAME=VALUE");
+  check_argument(eq != std::string::npos && eq > 0 && eq + 1 < arg.size(), std::string(flag) + " '" + arg + "' is not " + form);
   return {arg.substr(0, eq), arg.substr(eq + 1)};
+}
+
+std::vector<std::pair<std::string, std::string>> parse_assignments(const std::vector<std::string>& args, const char* flag,
+                                                                   const char* form) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::map<std::string, std::string> seen;
+  for (const std::string& arg : args) {
+    auto [name, value] = split_assignment(arg, flag, form);
+    const auto [it, fresh] = seen.emplace(name, value);
+    check_argument(fresh, std::string(flag) + " " + name + " is given twice (" + it->second + " and " + value + "): give it once");
+    out.emplace_back(std::move(name), std::move(value));
+  }
+  return out;
 }
 
 Dims parse_dims(const std::string& text, const std::string& what) {
@@ -56,26 +69,19 @@ Tensor random_tensor(const ValueInfo& v, const Dims& dims, uint64_t seed) {
 }
 }  // namespace
 
-TensorMap gather_inputs(const Graph& graph, const std::vector<std::string>& files, const std::vector<std::string>& shapes,
-                        uint64_t seed) {
-  TensorMap inputs;
+std::map<std::string, TensorDesc> input_descs(const Graph& graph, const std::vector<std::string>& shapes,
+                                              const std::set<std::string>& given) {
   std::string names;
   for (const auto& v : graph.inputs) names += (names.empty() ? "" : ", ") + v.name;
-  for (const auto& arg : files) {
-    auto [name, path] = split_assignment(arg, "--input");
-    check_argument(graph.find_input(name), "--input " + name + ": matches no model input (model inputs: " + names + ")");
-    inputs[name] = read_tensor_file(path);
-  }
   std::map<std::string, Dims> fixed;
-  for (const auto& arg : shapes) {
-    auto [name, text] = split_assignment(arg, "--shape");
+  for (const auto& [name, text] : parse_assignments(shapes, "--shape", "NAME=DIMS")) {
     check_argument(graph.find_input(name), "--shape " + name + ": matches no model input (model inputs: " + names + ")");
+    check_argument(!given.count(name), "--shape " + name + ": the input is given by --input, whose file fixes its shape");
     fixed[name] = parse_dims(text, "--shape " + name);
   }
-  uint64_t index = 0;
+  std::map<std::string, TensorDesc> out;
   for (const auto& v : graph.inputs) {
-    ++index;
-    if (inputs.count(v.name)) continue;
+    if (given.count(v.name)) continue;
     Dims dims;
     if (fixed.count(v.name)) {
       dims = fixed[v.name];
@@ -83,7 +89,28 @@ TensorMap gather_inputs(const Graph& graph, const std::vector<std::string>& file
       check_argument(v.shape.has_value(), "input '" + v.name + "' has no declared shape; give --input or --shape");
       for (const Dim& d : *v.shape) dims.push_back(d.known() ? d.value : 1);
     }
-    inputs[v.name] = random_tensor(v, dims, seed * 1000003 + index);
+    checked_bytes(v.dtype, dims);  // every dim >= 0, within the memory limit
+    out[v.name] = {v.dtype, dims};
+  }
+  return out;
+}
+
+TensorMap gather_inputs(const Graph& graph, const std::vector<std::string>& files, const std::vector<std::string>& shapes,
+                        uint64_t seed) {
+  TensorMap inputs;
+  std::string names;
+  for (const auto& v : graph.inputs) names += (names.empty() ? "" : ", ") + v.name;
+  std::set<std::string> given;
+  for (const auto& [name, path] : parse_assignments(files, "--input")) {
+    check_argument(graph.find_input(name), "--input " + name + ": matches no model input (model inputs: " + names + ")");
+    inputs[name] = read_tensor_file(path);
+    given.insert(name);
+  }
+  const auto descs = input_descs(graph, shapes, given);
+  uint64_t index = 0;
+  for (const auto& v : graph.inputs) {
+    ++index;
+    if (!inputs.count(v.name)) inputs[v.name] = random_tensor(v, descs.at(v.name).dims, seed * 1000003 + index);
   }
   return inputs;
 }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,12 +13,20 @@ namespace q8::cli {
 
 inline constexpr uint64_t kDefaultSeed = 1;
 
-// Splits "NAME=VALUE"; Error naming the flag when '=' is missing.
-std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* flag);
+// Splits "NAME=VALUE" at its last '='; an ArgumentError naming the flag and `form` when it is not of that form.
+std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* flag, const char* form = "NAME=VALUE");
+// Every NAME=VALUE of a repeatable flag, in order: a name given twice is an ArgumentError naming
+// both values (a later one never silently wins).
+std::vector<std::pair<std::string, std::string>> parse_assignments(const std::vector<std::string>& args, const char* flag,
+                                                                   const char* form = "NAME=VALUE");
 // Parses "1x3x224x224".
 Dims parse_dims(const std::string& text, const std::string& what);
 // Reads a tensor from .npy or .pb by extension.
 Tensor read_tensor_file(const std::string& path);
+// Every graph input's type and shape from --shape dims (dynamic dims default to 1), for inputs
+// `given` (by --input) leaves out. Unknown names, and a --shape of an input given, are errors.
+std::map<std::string, TensorDesc> input_descs(const Graph& graph, const std::vector<std::string>& shapes,
+                                              const std::set<std::string>& given = {});
 // Every graph input: from --input files, or deterministic random tensors of --shape dims
 // (symbolic dims default to 1). Unknown names are errors.
 TensorMap gather_inputs(const Graph& graph, const std::vector<std::string>& files, const std::vector<std::string>& shapes,

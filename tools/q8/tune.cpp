@@ -127,7 +127,7 @@ void tune(const TuneOptions& o) {
   const std::shared_ptr<OpenClDevice> cl = OpenClDevice::open(index);
   const DeviceCaps& caps = cl->caps();
   const std::string db = o.db.empty() ? tuning_db_path() : o.db;
-  if (!o.json.empty()) check_output_is_no_input("--json", o.json, {{"--db", db}});
+  check_output_file("--json", o.json, {{"--db", db}});
   const MmaTuning present = cl->mma_tuning();
   const std::vector<MmaTile> tiles = mma_candidates(caps);
   log::info("=== q8 tune ===\ndevice:     opencl:%d: %s\npresent:    qgemm_mma tiles %s (%s)\ncandidates: %zu tiles\nshapes:     %zu GEMMs "

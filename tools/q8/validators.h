@@ -59,15 +59,11 @@ inline CLI::Validator power_of_two(int64_t lo, int64_t hi) {
       "power of two");
 }
 
-// Error unless the file at `output` (given by `flag`) is none of `inputs` ((what, path) pairs;
-// empty paths are skipped): an output must never overwrite an input.
-inline void check_output_is_no_input(const std::string& flag, const std::string& output,
-                                     const std::vector<std::pair<std::string, std::string>>& inputs) {
-  namespace fs = std::filesystem;
-  const auto canonical = [](const std::string& p) { return fs::weakly_canonical(fs::absolute(p)).string(); };
-  for (const auto& [what, path] : inputs)
-    check(path.empty() || canonical(path) != canonical(output),
-          flag + " " + output + " is " + what + ": the output would overwrite an input");
-}
+// The one rule for a file a command will write (`flag` names it, "" for a path q8 derives): not a
+// directory, a name a file system takes, in a directory that exists and may be written, and none
+// of `inputs` ((what, path) pairs; empty paths are skipped): an output never overwrites an input.
+// Checked before any work starts. An empty path is no output and passes.
+void check_output_file(const std::string& flag, const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& inputs = {});
 
 }  // namespace q8::cli

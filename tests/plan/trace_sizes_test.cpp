@@ -1,0 +1,84 @@
+// q8 build sizes a plan's values from shapes alone (Executor::trace_sizes): every value, its bytes
+// and its lifetime must equal what a run at the same shapes records, on the shipped model in
+// FP32, its INT8 plan, and a graph whose Reshape and Expand take shapes computed from Shape.
+#include <gtest/gtest.h>
+
+#include "calib/calibrate.h"
+#include "engine/onnx/import.h"
+#include "engine/plan/build_plan.h"
+#include "quant/materialize.h"
+#include "tests/ops/op_harness.h"
+
+namespace q8 {
+namespace {
+
+void expect_trace_equals_run(const Graph& graph, const TensorMap& inputs) {
+  std::vector<TensorDesc> descs;
+  for (const ValueInfo& v : graph.inputs) descs.push_back(inputs.at(v.name).desc());
+  Executor traced(graph, plan_backends());
+  const SizeTrace trace = traced.trace_sizes(descs);
+  EXPECT_TRUE(trace.unsized.empty()) << trace.unsized.size() << " unsized, first " << trace.unsized[0];
+  Executor ran(graph, plan_backends());
+  ran.run(inputs);
+  const std::vector<BufferLifetime>& want = ran.memory().values;
+  ASSERT_EQ(trace.values.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(trace.values[i].value, want[i].value);
+    EXPECT_EQ(trace.values[i].bytes, want[i].bytes) << want[i].value;
+    EXPECT_EQ(trace.values[i].first, want[i].first) << want[i].value;
+    EXPECT_EQ(trace.values[i].last, want[i].last) << want[i].value;
+  }
+  // The traced executor then runs as any other: its reshapes are those of these shapes.
+  EXPECT_EQ(traced.run(inputs).size(), graph.outputs.size());
+}
+
+const char* kFashion = Q8_SOURCE_DIR "/datasets/models/fashion_cnn.onnx";
+
+TEST(TraceSizes, ShippedModelInFp32) {
+  const Graph g = load_model(kFashion);
+  expect_trace_equals_run(g, {{"input", random_tensor({3, 1, 28, 28}, 1)}});
+}
+
+TEST(TraceSizes, ShippedModelsInt8Plan) {
+  const Graph g = load_model(kFashion);
+  CalibrateOptions options;
+  options.method = "max";
+  options.stream.limit = 16;
+  const RangeTable table = calibrate(g, "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", options);
+  QuantizeReport report;
+  const Graph qdq = quantize_graph(g, table, {}, {}, report);
+  const Graph plan = lower_qdq(qdq).graph;
+  expect_trace_equals_run(plan, {{"input", random_tensor({5, 1, 28, 28}, 2)}});
+}
+
+Node make(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+          std::map<std::string, Attribute> attrs = {}) {
+  Node n;
+  n.op_type = op, n.name = out[0], n.inputs = std::move(in), n.outputs = std::move(out), n.attributes = std::move(attrs);
+  return n;
+}
+
+// y = Reshape(x, [batch, -1]) with batch from Shape(x); z = Expand(y's first column, Shape(y)).
+TEST(TraceSizes, ShapesComputedFromShape) {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{{-1, "n"}, {3, ""}, {4, ""}}}};
+  g.initializers["zero"] = Tensor::from_vector<int64_t>({1}, {0});
+  g.initializers["minus_one"] = Tensor::from_vector<int64_t>({1}, {-1});
+  g.initializers["starts"] = Tensor::from_vector<int64_t>({1}, {0});
+  g.initializers["ends"] = Tensor::from_vector<int64_t>({1}, {1});
+  g.initializers["axes"] = Tensor::from_vector<int64_t>({1}, {1});
+  g.nodes = {make("Shape", {"x"}, {"s"}),
+             make("Gather", {"s", "zero"}, {"batch"}, {{"axis", Attribute::of_int(0)}}),
+             make("Concat", {"batch", "minus_one"}, {"shape"}, {{"axis", Attribute::of_int(0)}}),
+             make("Reshape", {"x", "shape"}, {"y"}),
+             make("Slice", {"y", "starts", "ends", "axes"}, {"col"}),
+             make("Shape", {"y"}, {"ys"}),
+             make("Expand", {"col", "ys"}, {"z"}),
+             make("Relu", {"z"}, {"out"})};
+  g.outputs = {{"out", DType::Float32, std::nullopt}};
+  expect_trace_equals_run(g, {{"x", random_tensor({6, 3, 4}, 3)}});
+}
+
+}  // namespace
+}  // namespace q8
