@@ -90,10 +90,24 @@ struct DeviceTimes {
   std::map<std::string, PerKernel> per_kernel, per_launch;
 };
 
+// An op type as a backend registers it: ONNX's default domain is "".
+struct OpKey {
+  std::string domain, op_type;
+  auto operator<=>(const OpKey&) const = default;
+  std::string describe() const { return domain.empty() ? op_type : domain + "." + op_type; }
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
+  // Every op type it has a kernel for (some nodes of which it may still decline, saying why):
+  // what the cross-backend harness must cover.
+  virtual std::vector<OpKey> op_types() const = 0;
+  // The reasons supports() gives for a capability this backend lacks where it runs (a device that
+  // flushes subnormals, one without IEEE division): the only reasons the harness accepts for a
+  // case a backend declines.
+  virtual std::vector<std::string> missing_capabilities() const { return {}; }
   // Where the tensors it reads and writes live (kHostMemory, or its device's name).
   virtual std::string_view memory() const { return kHostMemory; }
   virtual Support supports(const NodeView& view) const = 0;

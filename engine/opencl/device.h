@@ -32,9 +32,20 @@ struct DeviceCaps {
   // NVIDIA's compute capability × 10 (90 on Hopper; cl_nv_device_attribute_query), 0 elsewhere.
   int nv_sm = 0;
 
+  // cl_khr_fp64: doubles (GlobalAveragePool's and Softmax's sums).
+  bool doubles() const { return extensions.find("cl_khr_fp64") != std::string::npos; }
+  // INT8 tensor cores through inline PTX (mma.sync m16n8k32): NVIDIA sm_80 and later.
+  bool tensor_cores() const { return nvidia && nv_sm >= 80; }
+
   // "NVIDIA H200 (NVIDIA CUDA, driver 580.65, OpenCL 3.0 CUDA, 132 compute units)"
   std::string describe() const;
 };
+
+// Why a device declines a node for a capability it lacks (Backend::missing_capabilities): the
+// only declines the cross-backend harness accepts.
+inline constexpr const char* kNoDenormals = "the device flushes float32 subnormals (no CL_FP_DENORM)";
+inline constexpr const char* kNoExactDivide = "the device's float division is not IEEE-exact (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)";
+inline constexpr const char* kNoDoubles = "the device has no doubles (cl_khr_fp64)";
 
 // Every device of every platform, in platform then device order; empty when there is no ICD or
 // no platform.

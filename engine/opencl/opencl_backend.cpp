@@ -538,16 +538,16 @@ bool is_binary_op(const std::string& op) { return std::find(kBinaryOps.begin(), 
 Support float_support(const NodeView& view, const DeviceCaps& caps) {
   const Node& n = view.node;
   if (view.input_type(0) != DType::Float32) return Support::no("runs " + n.op_type + " on float32 only");
-  if (!caps.denormals) return Support::no("the device flushes float32 subnormals (no CL_FP_DENORM)");
+  if (!caps.denormals) return Support::no(kNoDenormals);
   const bool divides = n.op_type == "HardSwish" || n.op_type == "Sigmoid" || n.op_type == "Div";
   if (divides && !caps.exact_divide)
-    return Support::no("the device's float division is not IEEE-exact (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)");
+    return Support::no(kNoExactDivide);
   if (is_binary_op(n.op_type)) {
     if (view.input_type(1) != DType::Float32) return Support::no("runs " + n.op_type + " on float32 only");
     return Support::yes();
   }
   if (n.op_type == "GlobalAveragePool") {
-    if (caps.extensions.find("cl_khr_fp64") == std::string::npos) return Support::no("the device has no doubles (cl_khr_fp64)");
+    if (!caps.doubles()) return Support::no(kNoDoubles);
     return Support::yes();
   }
   if (n.op_type == "Clip" && !ClActivation::clip_bounds(view)) return Support::no("Clip's bounds are not constant float32 scalars");
@@ -568,7 +568,7 @@ Support quantize_support(const NodeView& view, const DeviceCaps& caps) {
   if (view.has_input(2) && (!zp || zp->dtype() != DType::Int8 || zp->numel() != 1)) return Support::no("an int8 per-tensor zero point only");
   if (quantize && !zp) return Support::no("no zero point: uint8 output");
   if (view.input_type(0) != (quantize ? DType::Float32 : DType::Int8)) return Support::no(quantize ? "x is not float32" : "x is not int8");
-  if (quantize && !caps.exact_divide) return Support::no("the device's float division is not IEEE-exact (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)");
+  if (quantize && !caps.exact_divide) return Support::no(kNoExactDivide);
   return Support::yes();
 }
 
@@ -618,6 +618,25 @@ class OpenClBackend final : public Backend {
 
   std::string_view name() const override { return name_; }
   std::string_view memory() const override { return device_->memory_name(); }
+
+  std::vector<OpKey> op_types() const override {
+    std::vector<OpKey> out = {{"", "QuantizeLinear"}, {"", "DequantizeLinear"}, {"", "GlobalAveragePool"}, {"", "MaxPool"}};
+    for (const auto& op : kActivations) out.push_back({"", op});
+    for (const auto& op : kBinaryOps) out.push_back({"", op});
+    for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) out.push_back({"", op});
+    for (const ClOp& op : cl_ops()) out.push_back({"", std::string(op.op_type)});
+    for (const char* op : {"QConv", "QConvTranspose", "QGemm", "QAdd", "QConcat"}) out.push_back({kInt8Domain, op});
+    return out;
+  }
+
+  std::vector<std::string> missing_capabilities() const override {
+    std::vector<std::string> out;
+    const DeviceCaps& caps = device_->caps();
+    if (!caps.denormals) out.push_back(kNoDenormals);
+    if (!caps.exact_divide) out.push_back(kNoExactDivide);
+    if (!caps.doubles()) out.push_back(kNoDoubles);
+    return out;
+  }
 
   Support supports(const NodeView& view) const override {
     const Node& n = view.node;

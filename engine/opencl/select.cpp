@@ -37,7 +37,7 @@ MmaTile parse_mma_tile(const std::string& name, const DeviceCaps& caps) {
 std::string program_defines(const DeviceCaps& caps, const MmaTile& tile) {
   std::string options;
   if (caps.exact_divide) options += " -cl-fp32-correctly-rounded-divide-sqrt";
-  if (caps.extensions.find("cl_khr_fp64") != std::string::npos) options += " -DQ8_FP64=1";
+  if (caps.doubles()) options += " -DQ8_FP64=1";
   if (caps.nvidia)
     options += " -DQ8_NVIDIA_PTX=1 -DQ8_MMA_BM=" + std::to_string(tile.rows) + " -DQ8_MMA_BN=" + std::to_string(tile.cols) +
                " -DQ8_MMA_WARPS_M=" + std::to_string(tile.warps_m) + " -DQ8_MMA_WARPS_N=" + std::to_string(tile.warps_n) +
@@ -46,7 +46,7 @@ std::string program_defines(const DeviceCaps& caps, const MmaTile& tile) {
 }
 
 std::string select_conv(int64_t c, int64_t taps, int64_t group, const DeviceCaps& caps) {
-  return group == 1 && c * taps >= 8 && select_gemm(32, 1, caps) == "qgemm_mma" ? "qconv_mma" : "qconv";
+  return group == 1 && c * taps >= 8 && caps.tensor_cores() ? "qconv_mma" : "qconv";
 }
 
 std::string MmaTuning::describe() const {
@@ -73,7 +73,7 @@ MmaTile select_mma_tile(int64_t rows, int64_t k, int64_t n, const MmaTuning& tun
 }
 
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps) {
-  if (caps.nvidia && caps.nv_sm >= 80 && k >= 32 && n >= 1) return "qgemm_mma";
+  if (caps.tensor_cores() && k >= 32 && n >= 1) return "qgemm_mma";
   return caps.nvidia && k >= 4 && n >= 1 ? "qgemm_dp4a" : "qgemm";
 }
 

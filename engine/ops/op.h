@@ -67,7 +67,8 @@ struct OpInfo {
 // The registry (engine/ops/ops.inc lists every op once; contrib_ops.inc those of other domains).
 const OpInfo* find_op(std::string_view op_type);  // the default domain
 const OpInfo* find_op(std::string_view domain, std::string_view op_type);
-std::span<const OpInfo> registered_ops();
+std::span<const OpInfo> registered_ops();  // the default domain
+std::span<const OpInfo> contrib_ops();      // the other domains (contrib_ops.inc)
 
 // Input i, which must be present; the Error names the op and the input index.
 const Tensor& required_input(const Inputs& in, size_t i, const char* op, const char* what);

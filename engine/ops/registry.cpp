@@ -39,6 +39,7 @@ const OpInfo* find_op(std::string_view domain, std::string_view op_type) {
 }
 
 std::span<const OpInfo> registered_ops() { return kOps; }
+std::span<const OpInfo> contrib_ops() { return kContribOps; }
 
 const Tensor& required_input(const Inputs& in, size_t i, const char* op, const char* what) {
   check(i < in.size() && in[i] != nullptr,

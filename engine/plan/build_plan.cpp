@@ -39,7 +39,7 @@ std::string describe_device(const std::string& device) {
     if (size_t(index) < devices.size()) {
       const DeviceCaps& caps = devices[size_t(index)];
       std::string text = "opencl:" + std::to_string(index) + ": " + caps.describe();
-      if (select_gemm(32, 1, caps) == "qgemm_mma") {
+      if (caps.tensor_cores()) {
         const MmaTuning tuning = device_mma_tuning(caps, tuning_db_path());
         text += "; qgemm_mma tiles " + tuning.describe() + " (" + tuning.source + ")";
       }
@@ -58,7 +58,7 @@ std::string device_section(const std::string& device) {
   check(size_t(index) < devices.size(), "--device " + device + ": OpenCL device " + std::to_string(index) + " does not exist (" +
                                             std::to_string(devices.size()) + " found)");
   const DeviceCaps& caps = devices[size_t(index)];
-  check(select_gemm(32, 1, caps) == "qgemm_mma", "--device " + device + ": " + caps.describe() +
+  check(caps.tensor_cores(), "--device " + device + ": " + caps.describe() +
                                                      " has no tuned kernel to record (qgemm_mma needs NVIDIA sm_80 or later)");
   return mma_tuning_section(caps, device_mma_tuning(caps, tuning_db_path()));
 #else

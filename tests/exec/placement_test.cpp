@@ -20,6 +20,7 @@ Tensor scrambled(const Tensor& t) {
 class MirrorBackend final : public Backend {
  public:
   std::string_view name() const override { return "mirror"; }
+  std::vector<OpKey> op_types() const override { return {{"", "Neg"}}; }
   std::string_view memory() const override { return "mirror-memory"; }
   Support supports(const NodeView& v) const override {
     if (v.node.op_type != "Neg" || !v.node.domain.empty()) return Support::no();

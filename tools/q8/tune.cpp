@@ -121,7 +121,7 @@ void tune(const TuneOptions& o) {
   // The device's record first: a device without the kernel is refused before its program is built.
   const std::vector<DeviceCaps> devices = list_devices();
   if (size_t(index) < devices.size())
-    check_argument(select_gemm(32, 1, devices[size_t(index)]) == "qgemm_mma",
+    check_argument(devices[size_t(index)].tensor_cores(),
                    "--device: " + devices[size_t(index)].describe() + " has no INT8 tensor-core kernel to tune (qgemm_mma needs NVIDIA sm_80 or later)");
   const Backend& backend = opencl_backend(index);
   const std::shared_ptr<OpenClDevice> cl = OpenClDevice::open(index);

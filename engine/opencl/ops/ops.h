@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "engine/exec/backend.h"
@@ -19,6 +20,7 @@ struct ClOp {
 
 // The entry for op_type, or nullptr.
 const ClOp* find_cl_op(std::string_view op_type);
+std::span<const ClOp> cl_ops();
 
 // Yes when every input after the first is absent or constant, else why not.
 Support constant_parameters(const NodeView& view);

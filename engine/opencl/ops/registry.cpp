@@ -22,6 +22,8 @@ const ClOp* find_cl_op(std::string_view op_type) {
   return nullptr;
 }
 
+std::span<const ClOp> cl_ops() { return kOps; }
+
 Support constant_parameters(const NodeView& view) {
   for (size_t i = 1; i < view.node.inputs.size(); ++i)
     if (view.has_input(i) && !view.constant(i)) return Support::no("input " + std::to_string(i) + " is not constant");

@@ -87,7 +87,7 @@ Support supports_Resize(const NodeView& view, const DeviceCaps& caps) {
   if (a.mode == "nearest" && a.coordinate_mode == "tf_crop_and_resize") return Support::no("nearest tf_crop_and_resize extrapolates");
   if (a.mode == "nearest") return gather_support(view);
   if (view.input_type(0) != DType::Float32) return Support::no("runs linear Resize on float32 only");
-  if (!caps.denormals) return Support::no("the device flushes float32 subnormals (no CL_FP_DENORM)");
+  if (!caps.denormals) return Support::no(kNoDenormals);
   return constant_parameters(view);
 }
 

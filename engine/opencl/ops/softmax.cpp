@@ -37,8 +37,8 @@ class ClSoftmax final : public PreparedNode {
 
 Support supports_Softmax(const NodeView& view, const DeviceCaps& caps) {
   if (view.input_type(0) != DType::Float32) return Support::no("runs Softmax on float32 only");
-  if (caps.extensions.find("cl_khr_fp64") == std::string::npos) return Support::no("the device has no doubles (cl_khr_fp64)");
-  if (!caps.denormals) return Support::no("the device flushes float32 subnormals (no CL_FP_DENORM)");
+  if (!caps.doubles()) return Support::no(kNoDoubles);
+  if (!caps.denormals) return Support::no(kNoDenormals);
   return Support::yes();
 }
 

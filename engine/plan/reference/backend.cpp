@@ -70,6 +70,11 @@ namespace {
 class Int8ReferenceBackend final : public Backend {
  public:
   std::string_view name() const override { return "int8-reference"; }
+  std::vector<OpKey> op_types() const override {
+    std::vector<OpKey> out;
+    for (const OpInfo& op : kInt8Ops) out.push_back({kInt8Domain, std::string(op.type)});
+    return out;
+  }
   Support supports(const NodeView& view) const override {
     if (!find_int8_op(view.node)) return Support::no();
     const std::string why = int8_node_refusal(view);

@@ -1,0 +1,33 @@
+// MaxPool on int8 (a plan's carrier: strides, pads, dilations, ceil mode) and GlobalAveragePool on
+// float32.
+#include "tests/cases/op_case.h"
+
+namespace q8 {
+
+std::vector<OpCase> max_pool_cases() {
+  std::mt19937 rng(5);
+  struct PoolCase {
+    Dims x;
+    std::vector<int64_t> kernel, strides, pads, dilations;
+    int64_t ceil = 0;
+  };
+  const std::vector<PoolCase> pools = {{{1, 3, 7, 9}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}},
+                                       {{2, 5, 13, 13}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+                                       {{1, 4, 17, 31}, {3, 2}, {1, 3}, {1, 0, 2, 1}, {2, 1}},
+                                       {{1, 2, 8, 8}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1}};
+  std::vector<OpCase> out;
+  for (const PoolCase& c : pools) {
+    const Node pool = make_node("MaxPool", {"x"}, {{"kernel_shape", Attribute::of_ints(c.kernel)}, {"strides", Attribute::of_ints(c.strides)},
+                                                    {"pads", Attribute::of_ints(c.pads)}, {"dilations", Attribute::of_ints(c.dilations)},
+                                                    {"ceil_mode", Attribute::of_int(c.ceil)}});
+    out.push_back(make_case("MaxPool int8 " + dims_to_string(c.x), pool, {random_int8(c.x, rng)}, {false}));
+  }
+  return out;
+}
+
+std::vector<OpCase> global_average_pool_cases() {
+  return {make_case("GlobalAveragePool", make_node("GlobalAveragePool", {"x"}), {float_inputs().x}, {false}),
+          make_case("GlobalAveragePool, -110 to 90", make_node("GlobalAveragePool", {"x"}), {float_inputs().tails}, {false})};
+}
+
+}  // namespace q8
