@@ -2,17 +2,12 @@
 
 #include <algorithm>
 
-#include "engine/cpu/parallel.h"
-
 #include "calib/clipping.h"
 #include "calib/weight_ranges.h"
+#include "engine/cpu/parallel.h"
+#include "engine/ops/traits.h"
 
 namespace q8 {
-
-namespace {
-// Ops whose output holds exactly their first input's values, rearranged.
-const std::set<std::string> kSameValues = {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose"};
-}  // namespace
 
 const std::string& MethodChoice::method_for(const std::string& tensor, const std::string& producer_op) const {
   if (auto it = overrides.find(tensor); it != overrides.end()) return it->second;
@@ -41,8 +36,10 @@ Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(o
   // Nodes come in topological order, so a source that is itself derived resolves to its root.
   if (!options_.histograms) return;
   for (const Node& n : graph.nodes) {
-    const bool relu = n.op_type == "Relu", same = kSameValues.count(n.op_type) > 0;
-    if (!(relu || same) || !n.domain.empty() || n.inputs.empty() || n.outputs.empty()) continue;
+    const OpTraits* traits = find_traits(n);
+    const Values values = traits ? traits->values : Values::Computed;
+    const bool relu = values == Values::Relu;
+    if (values == Values::Computed || n.inputs.empty() || n.outputs.empty()) continue;
     const std::string &x = n.inputs[0], &y = n.outputs[0];
     if (!candidates_.count(x) || !candidates_.count(y) || derived_.count(y) || roots_.count(y)) continue;
     Derivation d = derived_.count(x) ? derived_.at(x) : Derivation{x, false};

@@ -6,6 +6,7 @@
 
 #include "engine/ir/graph_index.h"
 #include "engine/ops/channels_last.h"
+#include "engine/ops/traits.h"
 
 namespace q8 {
 
@@ -18,29 +19,25 @@ enum class Role {
   Follower,   // channels-last when its data inputs are: elementwise ops, GlobalAveragePool, Concat
 };
 
-const std::set<std::string> kUnary = {"Abs",  "Cast", "Clip", "Erf",  "Exp",        "Gelu", "HardSigmoid", "HardSwish",
-                                      "Identity", "LeakyRelu", "Log", "Neg", "Reciprocal", "Relu", "Sigmoid", "Sqrt", "Tanh"};
-const std::set<std::string> kBroadcasting = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "PRelu"};
-
-bool onnx_domain(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
-
-bool is_conv(const Node& n) {
-  return (onnx_domain(n) && (n.op_type == "Conv" || n.op_type == "ConvTranspose")) ||
-         (n.domain == "com.microsoft" && n.op_type == "FusedConv");
+Layout layout_of(const Node& n) {
+  const OpTraits* t = find_traits(n);
+  return t ? t->layout : Layout::None;
 }
+
+bool is_conv(const Node& n) { return layout_of(n) == Layout::Conv; }
 
 Role role_of(const Graph& g, const Node& n) {
   if (n.outputs.size() != 1) return Role::None;
-  if (is_conv(n)) {
-    const Tensor* w = n.inputs.size() >= 2 ? g.constant(n.inputs[1]) : nullptr;
-    const bool constant_bias = !n.has_input(2) || g.constant(n.inputs[2]);
-    return w && w->rank() == 4 && constant_bias ? Role::Kernel : Role::None;
+  switch (layout_of(n)) {
+    case Layout::None: return Role::None;
+    case Layout::Conv: {
+      const Tensor* w = n.inputs.size() >= 2 ? g.constant(n.inputs[1]) : nullptr;
+      const bool constant_bias = !n.has_input(2) || g.constant(n.inputs[2]);
+      return w && w->rank() == 4 && constant_bias ? Role::Kernel : Role::None;
+    }
+    case Layout::Pool: return n.attr_ints("kernel_shape").size() == 2 ? Role::Kernel : Role::None;
+    default: return Role::Follower;
   }
-  if (!onnx_domain(n)) return Role::None;
-  if (n.op_type == "MaxPool" || n.op_type == "AveragePool") return n.attr_ints("kernel_shape").size() == 2 ? Role::Kernel : Role::None;
-  if (n.op_type == "GlobalAveragePool" || n.op_type == "Concat" || kUnary.count(n.op_type) || kBroadcasting.count(n.op_type))
-    return Role::Follower;
-  return Role::None;
 }
 
 // The input slots that hold activations (channels-last inside a region); the others (weights,
@@ -50,7 +47,7 @@ std::vector<size_t> data_slots(const Node& n) {
   if (is_conv(n)) {
     slots.push_back(0);
     if (n.op_type == "FusedConv" && n.has_input(3)) slots.push_back(3);
-  } else if (n.op_type == "Concat" || kBroadcasting.count(n.op_type)) {
+  } else if (layout_of(n) == Layout::Channels || layout_of(n) == Layout::Broadcast) {
     for (size_t i = 0; i < n.inputs.size(); ++i)
       if (n.has_input(i)) slots.push_back(i);
   } else {
@@ -62,7 +59,8 @@ std::vector<size_t> data_slots(const Node& n) {
 // The nodes that run as an op of domain com.ms.internal.nhwc; the other channels-last nodes run
 // as they are, on tensors whose layout they do not see.
 bool has_channels_last_op(const Node& n) {
-  return is_conv(n) || (onnx_domain(n) && (n.op_type == "MaxPool" || n.op_type == "AveragePool" || n.op_type == "GlobalAveragePool"));
+  const Layout l = layout_of(n);
+  return l == Layout::Conv || l == Layout::Pool || l == Layout::GlobalPool;
 }
 
 bool is_scalar_constant(const Graph& g, const std::string& v) {
@@ -89,10 +87,10 @@ std::vector<bool> assign(const Graph& g, const std::vector<bool>& banned) {
       for (size_t s : data_slots(n)) {
         const bool in_region = produced.count(n.inputs[s]) != 0;
         any = any || in_region;
-        ok = ok && (in_region || (kBroadcasting.count(n.op_type) && is_scalar_constant(g, n.inputs[s])));
+        ok = ok && (in_region || (layout_of(n) == Layout::Broadcast && is_scalar_constant(g, n.inputs[s])));
       }
       ok = ok && any;
-      if (n.op_type == "Concat") ok = ok && (n.attr_int("axis", 0) == 1 || n.attr_int("axis", 0) == -3);
+      if (layout_of(n) == Layout::Channels) ok = ok && (n.attr_int("axis", 0) == 1 || n.attr_int("axis", 0) == -3);
     }
     if (!ok) continue;
     last[i] = true;
@@ -187,7 +185,7 @@ LayoutReport assign_channels_last(Graph& g) {
       n.inputs[s] = name_of(v);
     }
     if (has_channels_last_op(n)) n.domain = kNhwcDomain;
-    if (n.op_type == "Concat") n.attributes["axis"] = Attribute::of_int(3);
+    if (layout_of(n) == Layout::Channels) n.attributes["axis"] = Attribute::of_int(3);  // channels are last now
     const std::string out = n.outputs[0];
     n.outputs[0] = name_of(out);
     produced.insert(out);

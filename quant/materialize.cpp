@@ -8,6 +8,7 @@
 #include "calib/weight_ranges.h"
 #include "engine/ir/graph_index.h"
 #include "engine/ir/rounding.h"
+#include "engine/ops/traits.h"
 #include "quant/graph_constants.h"
 #include "quant/opset_upgrade.h"
 
@@ -88,10 +89,10 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
     if (n.op_type == "Constant") continue;
     if (exclude.count(n.name) || exclude.count(n.op_type)) {
       marks[i].fp32_reason = "excluded";
-    } else if (const QuantRule rule = n.domain.empty() ? find_rule(n.op_type) : nullptr) {
+    } else if (const QuantRule rule = find_rule(n)) {
       marks[i] = rule(n, ctx);
     } else {
-      marks[i].fp32_reason = "no INT8 rule for " + n.op_type;
+      marks[i].fp32_reason = fp32_reason(n);
     }
     if (marks[i].scale_carrier && !n.inputs.empty() && !n.outputs.empty()) carrier_of[n.outputs[0]] = i;
   }

@@ -35,7 +35,7 @@ bool fuse_conv(Graph& g, size_t i) {
   if (r >= 0 && is(g.nodes[size_t(r)], "Relu")) {
     activation = "Relu";
   } else if (r >= 0 && is(g.nodes[size_t(r)], "Clip")) {
-    if (const std::optional<ClipBounds> b = clip_bounds(g, g.nodes[size_t(r)])) {
+    if (const std::optional<ClipBounds> b = clip_bounds(index, g.nodes[size_t(r)])) {
       activation = "Clip";
       params = {b->first.value_or(std::numeric_limits<float>::lowest()), b->second.value_or(std::numeric_limits<float>::max())};
     }

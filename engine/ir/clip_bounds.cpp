@@ -2,17 +2,24 @@
 
 namespace q8 {
 
-std::optional<ClipBounds> clip_bounds(const Graph& graph, const Node& clip) {
-  std::optional<float> lo, hi;
-  if (clip.has("min")) lo = clip.attr_float("min", 0.0f);
-  if (clip.has("max")) hi = clip.attr_float("max", 0.0f);
-  for (size_t i = 1; i < 3 && i < clip.inputs.size(); ++i) {
-    if (clip.inputs[i].empty()) continue;
-    const Tensor* t = graph.constant(clip.inputs[i]);
-    if (!t || t->dtype() != DType::Float32 || t->numel() != 1) return std::nullopt;
-    (i == 1 ? lo : hi) = t->data<float>()[0];
+std::optional<ClipBounds> clip_bounds(const Node& clip, int64_t opset, const std::function<const Tensor*(size_t)>& constant) {
+  ClipBounds b;
+  if (opset < 11) {
+    if (clip.has("min")) b.first = clip.attr_float("min", 0.0f);
+    if (clip.has("max")) b.second = clip.attr_float("max", 0.0f);
+    return b;
   }
-  return std::make_pair(lo, hi);
+  for (size_t i = 1; i <= 2; ++i) {
+    if (!clip.has_input(i)) continue;
+    const Tensor* t = constant(i);
+    if (!t || t->dtype() != DType::Float32 || t->numel() != 1) return std::nullopt;
+    (i == 1 ? b.first : b.second) = t->data<float>()[0];
+  }
+  return b;
+}
+
+std::optional<ClipBounds> clip_bounds(const GraphIndex& index, const Node& clip) {
+  return clip_bounds(clip, index.graph().opset(), [&](size_t i) { return index.constant(clip.inputs[i]); });
 }
 
 }  // namespace q8

@@ -2,6 +2,9 @@
 
 #include <bit>
 #include <cstring>
+#include <iterator>
+
+#include "engine/ir/error.h"
 
 namespace q8 {
 
@@ -69,6 +72,47 @@ Float16 float_to_half(float f) {
   const uint32_t lsb = (abs >> 13) & 1;
   const uint32_t rounded = abs + 0xFFF + lsb;
   return {uint16_t(sign | uint16_t((rounded - 0x38000000) >> 13))};
+}
+
+namespace {
+// TensorProto.DataType (onnx.proto), by code.
+constexpr const char* kOnnxTypeNames[] = {"UNDEFINED", "FLOAT",  "UINT8",  "INT8",   "UINT16",    "INT16",      "INT32",   "INT64",   "STRING",
+                                         "BOOL",      "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
+enum OnnxType { kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kBool = 9, kFloat16 = 10 };
+}  // namespace
+
+std::string onnx_type_name(int onnx_type) {
+  if (onnx_type >= 0 && size_t(onnx_type) < std::size(kOnnxTypeNames)) return kOnnxTypeNames[onnx_type];
+  return "type " + std::to_string(onnx_type);
+}
+
+DType dtype_from_onnx(int onnx_type, const std::string& what) {
+  switch (onnx_type) {
+    case kFloat: return DType::Float32;
+    case kFloat16: return DType::Float16;
+    case kInt8: return DType::Int8;
+    case kUint8: return DType::Uint8;
+    case kInt32: return DType::Int32;
+    case kInt64: return DType::Int64;
+    case kBool: return DType::Bool;
+    default: break;
+  }
+  throw Error(what + ": data type " + onnx_type_name(onnx_type) +
+              " is not supported (q8 supports FLOAT, FLOAT16, INT8, UINT8, INT32, INT64, BOOL)");
+}
+
+int dtype_to_onnx(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return kFloat;
+    case DType::Float16: return kFloat16;
+    case DType::Int8: return kInt8;
+    case DType::Uint8: return kUint8;
+    case DType::Int32: return kInt32;
+    case DType::Int64: return kInt64;
+    case DType::Bool: return kBool;
+    case DType::Undefined: break;
+  }
+  return 0;
 }
 
 }  // namespace q8

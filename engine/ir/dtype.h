@@ -22,6 +22,12 @@ size_t dtype_size(DType dtype);
 std::string_view dtype_name(DType dtype);  // "float32", "int8", ...
 bool is_floating(DType dtype);
 
+// ONNX's TensorProto data-type codes (what Cast's `to` and every typed proto hold): the q8 dtype of
+// one, an Error naming `what` for a type q8 does not support; and back (0, UNDEFINED, for none).
+DType dtype_from_onnx(int onnx_type, const std::string& what);
+int dtype_to_onnx(DType dtype);
+std::string onnx_type_name(int onnx_type);  // "FLOAT", "DOUBLE", ...
+
 template <typename T> constexpr DType dtype_of();
 template <> constexpr DType dtype_of<float>() { return DType::Float32; }
 template <> constexpr DType dtype_of<Float16>() { return DType::Float16; }

@@ -12,41 +12,6 @@ namespace q8 {
 
 using onnx::TensorProto;
 
-std::string onnx_type_name(int onnx_type) {
-  if (TensorProto::DataType_IsValid(onnx_type))
-    return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(onnx_type));
-  return "type " + std::to_string(onnx_type);
-}
-
-DType dtype_from_onnx(int onnx_type, const std::string& what) {
-  switch (onnx_type) {
-    case TensorProto::FLOAT: return DType::Float32;
-    case TensorProto::FLOAT16: return DType::Float16;
-    case TensorProto::INT8: return DType::Int8;
-    case TensorProto::UINT8: return DType::Uint8;
-    case TensorProto::INT32: return DType::Int32;
-    case TensorProto::INT64: return DType::Int64;
-    case TensorProto::BOOL: return DType::Bool;
-    default: break;
-  }
-  throw Error(what + ": data type " + onnx_type_name(onnx_type) +
-              " is not supported (q8 supports FLOAT, FLOAT16, INT8, UINT8, INT32, INT64, BOOL)");
-}
-
-int dtype_to_onnx(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return TensorProto::FLOAT;
-    case DType::Float16: return TensorProto::FLOAT16;
-    case DType::Int8: return TensorProto::INT8;
-    case DType::Uint8: return TensorProto::UINT8;
-    case DType::Int32: return TensorProto::INT32;
-    case DType::Int64: return TensorProto::INT64;
-    case DType::Bool: return TensorProto::BOOL;
-    case DType::Undefined: break;
-  }
-  return TensorProto::UNDEFINED;
-}
-
 namespace {
 
 std::string read_external(const TensorProto& proto, const std::string& base_dir, const std::string& what) {

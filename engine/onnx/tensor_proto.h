@@ -9,11 +9,6 @@
 
 namespace q8 {
 
-// The q8 dtype of an ONNX TensorProto data type; an Error names unsupported types.
-DType dtype_from_onnx(int onnx_type, const std::string& what);
-int dtype_to_onnx(DType dtype);
-std::string onnx_type_name(int onnx_type);  // "FLOAT", "DOUBLE", ...
-
 // Reads raw_data, typed fields or external data (located relative to base_dir).
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir);
 // Fills proto with raw_data; the name is left to the caller.

@@ -1,9 +1,11 @@
 #include "engine/plan/lower.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "engine/ir/error.h"
+#include "engine/ops/traits.h"
 #include "engine/plan/reference/backend.h"
 #include "engine/plan/rules/rule.h"
 
@@ -12,6 +14,7 @@ namespace q8 {
 #define Q8_LOWERING_RULE(op, fn) std::optional<Fusion> fn(const QdqGraph&, int, std::string&);
 #include "engine/plan/rules/rules.inc"
 #undef Q8_LOWERING_RULE
+std::optional<Fusion> lower_carrier(const QdqGraph&, int, std::string&);
 
 namespace {
 
@@ -20,6 +23,17 @@ constexpr RuleEntry kRules[] = {
 #include "engine/plan/rules/rules.inc"
 #undef Q8_LOWERING_RULE
 };
+
+// The rules tried for node, in order: its op's own (rules.inc), else lower_carrier for an op that
+// commutes with quantization.
+std::vector<LoweringRule> rules_for(const Node& node) {
+  std::vector<LoweringRule> out;
+  for (const RuleEntry& r : kRules)
+    if (node.op_type == r.anchor_op) out.push_back(r.rule);
+  const OpTraits* traits = find_traits(node);
+  if (out.empty() && traits && traits->commutes) out.push_back(lower_carrier);
+  return out;
+}
 
 std::string describe(const Node& n, size_t index) {
   return n.describe() + (n.name.empty() ? " (node " + std::to_string(index) + ")" : "");
@@ -45,6 +59,10 @@ void remove_dead(Graph& g) {
 
 }  // namespace
 
+bool has_lowering_rule(const std::string& op_type) {
+  return std::any_of(std::begin(kRules), std::end(kRules), [&](const RuleEntry& r) { return op_type == r.anchor_op; });
+}
+
 Lowered lower_qdq(const Graph& qdq) {
   const QdqGraph g(qdq);
   const size_t n = qdq.nodes.size();
@@ -53,12 +71,11 @@ Lowered lower_qdq(const Graph& qdq) {
   std::vector<std::string> reasons(n);
   for (size_t i = 0; i < n; ++i) {
     if (owner[i] >= 0 || !qdq.nodes[i].domain.empty()) continue;
-    for (const RuleEntry& r : kRules) {
-      if (qdq.nodes[i].op_type != r.anchor_op) continue;
+    for (const LoweringRule rule : rules_for(qdq.nodes[i])) {
       std::string why;
       std::optional<Fusion> f;
       try {
-        f = r.rule(g, int(i), why);
+        f = rule(g, int(i), why);
       } catch (const Error& e) {
         throw e.with_context("lowering " + describe(qdq.nodes[i], i));
       }
@@ -115,7 +132,7 @@ Lowered lower_qdq(const Graph& qdq) {
       e.outcome = "kept (an FP32 op reads or writes it)";
     } else {
       e.outcome = "FP32";
-      e.reason = reasons[i].empty() ? "no INT8 lowering rule for " + node.op_type : reasons[i];
+      e.reason = reasons[i].empty() ? fp32_reason(node) : reasons[i];
     }
     out.report.push_back(std::move(e));
   }

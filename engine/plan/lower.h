@@ -23,6 +23,8 @@ struct Lowered {
 };
 
 Lowered lower_qdq(const Graph& qdq);
+// Whether op_type anchors a lowering rule of its own (rules/rules.inc); carriers need none.
+bool has_lowering_rule(const std::string& op_type);
 
 // One line per entry, aligned ("  Conv 'conv1' → QConv 'conv1'"), and a summary line first.
 std::string format_lowering_report(const Lowered& lowered);

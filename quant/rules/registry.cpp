@@ -2,7 +2,8 @@
 
 #include "quant/graph_constants.h"
 #include "quant/rules/rule.h"
-#include "engine/ir/value_types.h"
+#include "engine/ops/value_types.h"
+#include "engine/ops/traits.h"
 
 namespace q8 {
 
@@ -10,14 +11,26 @@ namespace q8 {
 #include "quant/rules/rules.inc"
 #undef Q8_RULE
 
-QuantRule find_rule(const std::string& op_type) {
-  static const std::map<std::string, QuantRule> rules = {
+NodeMark mark_scale_carrier(const Node&, const MarkContext&);
+
+namespace {
+const std::map<std::string, QuantRule>& rules() {
+  static const std::map<std::string, QuantRule> table = {
 #define Q8_RULE(op, fn) {#op, fn},
 #include "quant/rules/rules.inc"
 #undef Q8_RULE
   };
-  auto it = rules.find(op_type);
-  return it == rules.end() ? nullptr : it->second;
+  return table;
+}
+}  // namespace
+
+bool has_own_rule(const std::string& op_type) { return rules().count(op_type) > 0; }
+
+QuantRule find_rule(const Node& node) {
+  if (!node.domain.empty() && node.domain != "ai.onnx") return nullptr;
+  if (auto it = rules().find(node.op_type); it != rules().end()) return it->second;
+  const OpTraits* traits = find_traits(node);
+  return traits && traits->commutes ? mark_scale_carrier : nullptr;
 }
 
 bool MarkContext::is_constant(const std::string& value) const { return index.constant(value) != nullptr; }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/ir/graph_index.h"
-#include "engine/ir/value_types.h"
+#include "engine/ops/value_types.h"
 #include "engine/ir/weight_axis.h"
 
 namespace q8 {
@@ -51,7 +51,7 @@ struct MarkContext {
     return {1, true, options.per_tensor_weights ? std::nullopt : per_channel_axis(node, w.rank()), group};
   }
   bool is_constant(const std::string& value) const;
-  // Whether value holds floating-point numbers (engine/ir/value_types.h; unknown counts as float).
+  // Whether value holds floating-point numbers (engine/ops/value_types.h; unknown counts as float).
   bool is_float(const std::string& value) const;
   // The op type of the node producing value ("" for graph inputs and constants).
   std::string producer_op(const std::string& value) const { return index.producer_op(value); }
@@ -59,7 +59,10 @@ struct MarkContext {
 
 using QuantRule = NodeMark (*)(const Node& node, const MarkContext& ctx);
 
-// The rule for an op type, or nullptr (the node stays FP32).
-QuantRule find_rule(const std::string& op_type);
+// The rule for node: its op's own (rules.inc), else the scale carrier's for an op that commutes
+// with quantization, else nullptr (the node stays FP32, for fp32_reason).
+QuantRule find_rule(const Node& node);
+// Whether the op type has a rule of its own in rules.inc (the coverage test asks).
+bool has_own_rule(const std::string& op_type);
 
 }  // namespace q8

@@ -1,7 +1,7 @@
-// DQ(x, s) → op → Q(s), for an op that commutes with quantization (MaxPool, Reshape, Flatten,
-// Transpose, Squeeze, Unsqueeze, Slice, nearest Resize, Identity), with scales bit-equal: the op
-// runs on the int8 values directly, as TensorRT and ONNX Runtime move Q/DQ across it. Exact:
-// these ops only select, reorder or copy values.
+// DQ(x, s) → op → Q(s), for an op that commutes with quantization (engine/ops/traits.h: MaxPool,
+// the reshaping ops, Slice, nearest Resize, zero Pad, Relu…), with scales bit-equal: the op runs on
+// the int8 values directly, as TensorRT and ONNX Runtime move Q/DQ across it. Exact: these ops
+// only select, reorder or copy values and keep zeros zeros.
 #include <cstring>
 
 #include "engine/plan/rules/rule.h"
@@ -10,7 +10,7 @@ namespace q8 {
 
 std::optional<Fusion> lower_carrier(const QdqGraph& g, int anchor, std::string& why) {
   const Node& op = g.node(anchor);
-  if (!commutes_with_quantize(g, op, why)) return std::nullopt;
+  if (!carrier_on_int8(g, op, why)) return std::nullopt;
   QuantParams in, out;
   const int d = g.per_tensor_dequantize(op.inputs[0], in, why);
   if (d < 0) return std::nullopt;
@@ -25,7 +25,7 @@ std::optional<Fusion> lower_carrier(const QdqGraph& g, int anchor, std::string& 
     return std::nullopt;
   }
   Fusion f;
-  f.fused = op;
+  f.fused = on_int8(op);
   f.fused.inputs[0] = g.node(d).inputs[0];
   f.fused.outputs = {g.node(q).outputs[0]};
   f.consumed = {anchor, q};

@@ -1,5 +1,7 @@
 #include "engine/plan/rules/rule.h"
 
+#include "engine/ops/traits.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -14,7 +16,7 @@ ActivationChain follow_activations(const QdqGraph& g, const std::string& value) 
     if (r < 0) break;
     const Node& n = g.node(r);
     if (!n.domain.empty() || n.outputs.size() != 1) break;
-    if (n.op_type != "Relu" && !(n.op_type == "Clip" && clip_bounds(g.graph(), n))) break;
+    if (n.op_type != "Relu" && !(n.op_type == "Clip" && clip_bounds(g, n))) break;
     chain.nodes.push_back(r);
     chain.output = n.outputs[0];
   }
@@ -28,7 +30,7 @@ ClampBounds ActivationChain::bounds(const QdqGraph& g, float s_y) const {
     if (n.op_type == "Relu") {
       b = fold_relu(b);
     } else {
-      const auto bounds = clip_bounds(g.graph(), n);
+      const auto bounds = clip_bounds(g, n);
       b = fold_clip(b, bounds->first, bounds->second, s_y);
     }
   }
@@ -45,27 +47,27 @@ int sole_per_tensor_quantize(const QdqGraph& g, const std::string& value, QuantP
   return r;
 }
 
-bool commutes_with_quantize(const QdqGraph& g, const Node& op, std::string& why) {
-  static const char* const kCarriers[] = {"MaxPool", "Reshape", "Flatten", "Transpose", "Squeeze",
-                                          "Unsqueeze", "Slice", "Resize", "Identity"};
-  if (!op.domain.empty() || std::find(std::begin(kCarriers), std::end(kCarriers), op.op_type) == std::end(kCarriers)) {
-    why = op.op_type + " does not commute with quantization";
-    return false;
-  }
-  if (op.op_type == "Resize" && op.attr_string("mode", "nearest") != "nearest") {
-    why = "Resize that is not nearest computes new values";
-    return false;
-  }
+bool carrier_on_int8(const QdqGraph& g, const Node& op, std::string& why) {
+  if (!commutes_with_quantize(op, g, why)) return false;
   if (op.outputs.size() != 1 || op.inputs.empty()) {
     why = "it has more than one output";
     return false;
   }
   for (size_t i = 1; i < op.inputs.size(); ++i)
-    if (!op.inputs[i].empty() && !g.graph().constant(op.inputs[i])) {
+    if (!op.inputs[i].empty() && !g.constant(op.inputs[i])) {
       why = "its input " + std::to_string(i) + " is not constant";
       return false;
     }
   return true;
+}
+
+Node on_int8(Node carrier) {
+  // The traits' value input (Pad's constant_value) holds x's kind of value; commuting allowed only
+  // zero, which an absent input is on int8 too.
+  const OpTraits* traits = find_traits(carrier);
+  if (traits && traits->value_input >= 0 && size_t(traits->value_input) < carrier.inputs.size()) carrier.inputs[size_t(traits->value_input)] = "";
+  while (!carrier.inputs.empty() && carrier.inputs.back().empty()) carrier.inputs.pop_back();
+  return carrier;
 }
 
 int quantize_through_carriers(const QdqGraph& g, const std::string& value, QuantParams& params, std::vector<int>& through) {
@@ -75,7 +77,7 @@ int quantize_through_carriers(const QdqGraph& g, const std::string& value, Quant
     const int q = sole_per_tensor_quantize(g, v, params);
     if (q >= 0) return q;
     const int r = g.sole_reader(v);
-    if (r < 0 || g.node(r).inputs[0] != v || !commutes_with_quantize(g, g.node(r), ignore)) return -1;
+    if (r < 0 || g.node(r).inputs[0] != v || !carrier_on_int8(g, g.node(r), ignore)) return -1;
     through.push_back(r);
     v = g.node(r).outputs[0];
   }
@@ -90,7 +92,7 @@ bool end_at_quantize(const QdqGraph& g, const std::string& tail, Fusion& f, Quan
   f.fused.outputs = {carriers.empty() ? g.node(q).outputs[0] : derived_name(g, tail + ".int8")};
   std::string value = f.fused.outputs[0];
   for (size_t i = 0; i < carriers.size(); ++i) {  // Q moved back across them: they run on int8
-    Node c = g.node(carriers[i]);
+    Node c = on_int8(g.node(carriers[i]));
     c.inputs[0] = value;
     if (i + 1 == carriers.size()) c.outputs = {g.node(q).outputs[0]};
     value = c.outputs[0];

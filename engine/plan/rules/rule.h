@@ -40,9 +40,11 @@ ActivationChain follow_activations(const QdqGraph& g, const std::string& value);
 // The QuantizeLinear with per-tensor int8 parameters that is value's sole reader, or -1.
 int sole_per_tensor_quantize(const QdqGraph& g, const std::string& value, QuantParams& params);
 
-// Ops that commute with quantization (Q(op(x)) = op(Q(x))): MaxPool, Reshape, Flatten,
-// Transpose, Squeeze, Unsqueeze, Slice, nearest Resize, Identity, with constant extra inputs.
-bool commutes_with_quantize(const QdqGraph& g, const Node& op, std::string& why);
+// Whether op runs on int8 in place of DQ → op → Q: it commutes with quantization
+// (engine/ops/traits.h: Q(op(x)) = op(Q(x))), has one output, and its other inputs are constants.
+bool carrier_on_int8(const QdqGraph& g, const Node& op, std::string& why);
+// The carrier as it runs on int8: its value input (Pad's constant_value, zero) left absent.
+Node on_int8(Node carrier);
 
 // The QuantizeLinear (per tensor, int8) that value reaches through sole-reader ops that commute
 // with quantization, or -1; `through` gets those ops. Q moves back across them (TensorRT's rule).

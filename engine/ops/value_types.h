@@ -1,8 +1,7 @@
 // The element type of each graph value: declared (inputs, outputs, value_info, constants), or
-// followed through the op that produces it: Shape, Size, ArgMax give int64; comparisons bool; Cast
-// its `to`; QuantizeLinear its zero point's type (uint8 without one); DequantizeLinear float32; the
-// q8 domain's weighted ops int8, or float32 when their bias is float32; QAdd and QConcat int8;
-// every other op its first input's type.
+// followed through the op that produces it by its traits' `output` rule (engine/ops/traits.h):
+// comparisons bool, Shape int64, Cast its `to`, QuantizeLinear its zero point's type, the q8
+// domain's weighted ops int8 or float32 by their bias, most ops their first input's type.
 #pragma once
 
 #include <map>

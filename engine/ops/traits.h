@@ -1,0 +1,84 @@
+// What every layer needs to know about an op, declared once per op type (traits.inc): calibration
+// derives observers from `values`, the quantization rules and the lowering treat an op that
+// commutes with QuantizeLinear as a scale carrier, devices pass the buffer of a `view`, the layout
+// pass reads `layout`, value types follow `output`, and an op no rule quantizes stays FP32 for
+// `fp32_reason`. No layer keeps its own list of op names (STYLE.md 16); a test requires every
+// registered op to have traits, and in every layer an entry or a stated reason
+// (tests/ops/op_traits_test.cpp).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "engine/ir/graph_index.h"
+
+namespace q8 {
+
+// How an op's output values relate to its input 0's.
+enum class Values {
+  Computed,    // new values
+  Rearranged,  // exactly input 0's values, moved (Identity, Reshape, Transpose…): calibration copies input 0's observer
+  Relu,        // max(x, 0) of input 0: calibration derives it from input 0's signed histogram
+};
+
+// How an op takes part in a channels-last region (engine/passes' layout pass).
+enum class Layout {
+  None,        // stays channels-first
+  Conv,        // a channels-last kernel of its own for 2-D windows; weights and bias stay as they are
+  Pool,        // a channels-last kernel of its own for 2-D windows
+  Unary,       // follows input 0: an elementwise op of one data input
+  Broadcast,   // follows every input: an elementwise op of several (one-element constants broadcast either way)
+  Channels,    // follows its inputs when it joins them along the channels (Concat)
+  GlobalPool,  // follows input 0 and has a channels-last op of its own (GlobalAveragePool)
+};
+
+// The element type of output 0.
+enum class Output {
+  Input0,          // input 0's
+  Input1,          // input 1's (Where)
+  Bool,            // comparisons
+  Int64,           // shapes and indices
+  Float32,         // DequantizeLinear
+  CastTo,          // Cast's `to`
+  ZeroPoint,       // QuantizeLinear: its zero point's, uint8 without one
+  ValueAttribute,  // ConstantOfShape: its `value`'s, float32 without one
+  Int8,            // the q8 domain's QAdd and QConcat
+  Int8OrBias,      // QConv, QConvTranspose, QGemm: int8, or float32 when their bias is float32
+};
+
+// Whether Q(op(x)) = op(Q(x)) for this node of index's graph under symmetric per-tensor
+// quantization (zero point 0): always for ops that only select, move or copy values and keep
+// zeros zeros; with a predicate for some (Resize must be nearest, Pad must pad with zeros).
+// `why` says why not.
+using Commutes = bool (*)(const Node& node, const GraphIndex& index, std::string& why);
+
+struct OpTraits {
+  std::string_view domain = "";
+  std::string_view op_type = "";
+  Values values = Values::Computed;
+  Commutes commutes = nullptr;   // nullptr: never
+  bool view = false;             // output 0 is input 0's buffer with other dims
+  Layout layout = Layout::None;
+  Output output = Output::Input0;
+  // Why the quantization and the lowering leave the op in FP32 when no rule of theirs takes it
+  // ("" for ops that have rules or commute with quantization).
+  std::string_view fp32_reason = "";
+  // An input that holds a value of input 0's kind (Pad's constant_value): on int8 it is quantized
+  // with input 0's scale. -1 for none.
+  int value_input = -1;
+};
+
+// The traits of an op type, or nullptr for an op q8 does not register.
+const OpTraits* find_traits(std::string_view domain, std::string_view op_type);
+const OpTraits* find_traits(const Node& node);
+std::span<const OpTraits> op_traits();
+
+// Why node stays FP32 where no rule takes it: its traits' reason, else "no INT8 rule for <op>".
+std::string fp32_reason(const Node& node);
+
+// Whether node of index's graph commutes with quantization (its traits, then its predicate);
+// `why` says why not.
+bool commutes_with_quantize(const Node& node, const GraphIndex& index, std::string& why);
+
+}  // namespace q8

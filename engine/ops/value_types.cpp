@@ -1,0 +1,46 @@
+#include "engine/ops/value_types.h"
+
+#include "engine/ops/traits.h"
+
+namespace q8 {
+
+namespace {
+DType declared(const GraphIndex& index, const std::string& value) {
+  if (const ValueInfo* v = index.declared(value); v && v->dtype != DType::Undefined) return v->dtype;
+  if (const Tensor* t = index.constant(value)) return t->dtype();
+  return DType::Undefined;
+}
+}  // namespace
+
+DType ValueTypes::of(const std::string& value) const {
+  if (auto it = known_.find(value); it != known_.end()) return it->second;
+  known_[value] = DType::Undefined;  // a cycle in a malformed graph decides nothing
+  DType d = declared(index_, value);
+  const int p = index_.producer(value);
+  if (d == DType::Undefined && p >= 0) d = produced(index_.node(p));
+  return known_[value] = d;
+}
+
+DType ValueTypes::produced(const Node& n) const {
+  auto input = [&](size_t i) { return i < n.inputs.size() && !n.inputs[i].empty() ? of(n.inputs[i]) : DType::Undefined; };
+  const OpTraits* traits = find_traits(n);
+  if (!traits) return DType::Undefined;  // an op q8 does not register: nothing decides
+  switch (traits->output) {
+    case Output::Input0: return input(0);
+    case Output::Input1: return input(1);
+    case Output::Bool: return DType::Bool;
+    case Output::Int64: return DType::Int64;
+    case Output::Float32: return DType::Float32;
+    case Output::CastTo: return dtype_from_onnx(int(n.attr_int("to", 0)), n.describe() + " attribute 'to'");
+    case Output::ZeroPoint: return n.has_input(2) ? input(2) : DType::Uint8;
+    case Output::ValueAttribute: {
+      const Tensor* t = n.attr_tensor("value");
+      return t ? t->dtype() : DType::Float32;
+    }
+    case Output::Int8: return DType::Int8;
+    case Output::Int8OrBias: return input(2) == DType::Float32 ? DType::Float32 : DType::Int8;
+  }
+  return DType::Undefined;
+}
+
+}  // namespace q8
