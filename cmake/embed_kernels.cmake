@@ -1,7 +1,7 @@
-# Writes OUTPUT, a C++ header holding every .cl file of KERNEL_DIR as a raw string literal
+# Writes OUTPUT, a C++ header holding every .cl file of KERNEL_DIR and abi.h as raw string literals
 # (kernels/<name>.cl → q8::kernel_sources entry {"<name>", R"q8cl(…)q8cl"}), sorted by name.
 # Run by the build (cmake -P) whenever a kernel changes.
-file(GLOB sources ${KERNEL_DIR}/*.cl)
+file(GLOB sources ${KERNEL_DIR}/*.cl ${KERNEL_DIR}/abi.h)
 list(SORT sources)
 set(text "// Generated from kernels/*.cl by cmake/embed_kernels.cmake; do not edit.\n#pragma once\n\n")
 string(APPEND text "#include <string_view>\n#include <utility>\n\nnamespace q8 {\n\n")

@@ -3,13 +3,7 @@
 // (requantize.cl's pragma). HardSwish and Sigmoid divide: IEEE-exact only in a program built with
 // -cl-fp32-correctly-rounded-divide-sqrt (engine/opencl/select.h). Exp and Sigmoid call q8_exp
 // (exp.cl), the host's own e^x.
-#define Q8_RELU 0
-#define Q8_CLIP 1
-#define Q8_LEAKY_RELU 2
-#define Q8_HARD_SIGMOID 3
-#define Q8_HARD_SWISH 4
-#define Q8_SIGMOID 5
-#define Q8_EXP 6
+// The op codes are abi.h's.
 
 __kernel void activation(__global const float* x, __global float* y, long count, int op, float a, float b) {
   const long i = get_global_id(0);

@@ -1,21 +1,17 @@
 // Add, Sub, Mul and Div on float32 (one IEEE operation each; Div IEEE-exact only in a program
 // built with -cl-fp32-correctly-rounded-divide-sqrt) with numpy broadcasting, and the index walk
 // they share with QAdd (qadd.cl, which the program holds after this file: name order). layout
-// holds, for up to 6 axes (leading ones padded with size 1), the output's dims, then a's and b's
-// strides (0 along broadcast axes).
-#define Q8_ADD 0
-#define Q8_SUB 1
-#define Q8_MUL 2
-#define Q8_DIV 3
+// holds, for Q8_BROADCAST_AXES axes (leading ones padded with size 1), the output's dims, then a's
+// and b's strides (0 along broadcast axes). The op codes are abi.h's.
 
 inline void broadcast_offsets(long i, __global const long* layout, long* ia, long* ib) {
   long rest = i;
   *ia = 0, *ib = 0;
-  for (int d = 5; d >= 0; --d) {
+  for (int d = Q8_BROADCAST_AXES - 1; d >= 0; --d) {
     const long at = rest % layout[d];
     rest /= layout[d];
-    *ia += at * layout[6 + d];
-    *ib += at * layout[12 + d];
+    *ia += at * layout[Q8_BROADCAST_AXES + d];
+    *ib += at * layout[2 * Q8_BROADCAST_AXES + d];
   }
 }
 

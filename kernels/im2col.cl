@@ -17,10 +17,10 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void im2col_int8(__glo
   __local char tile[Q8_IM2COL_TILE * Q8_IM2COL_STRIDE] __attribute__((aligned(16)));
   const int tid = get_local_id(0);
   const int row0 = get_group_id(0) * Q8_IM2COL_TILE, kk0 = get_group_id(1) * Q8_IM2COL_TILE;
-  const int in_d = geometry[0], in_h = geometry[1], in_w = geometry[2];
-  const int out_h = geometry[4], out_w = geometry[5];
-  const int k_d = geometry[6], k_h = geometry[7], k_w = geometry[8];
-  const int taps = k_d * k_h * k_w, out_size = geometry[3] * out_h * out_w;
+  const int in_d = geometry[Q8_GEO_IN], in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2];
+  const int out_h = geometry[Q8_GEO_OUT + 1], out_w = geometry[Q8_GEO_OUT + 2];
+  const int k_d = geometry[Q8_GEO_KERNEL], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2];
+  const int taps = k_d * k_h * k_w, out_size = geometry[Q8_GEO_OUT] * out_h * out_w;
   const long plane = (long)in_d * in_h * in_w;
   // Each of the tile's columns, decomposed once (the divisions are the costly part): its tap's
   // offsets and its byte's offset from the window's corner. Columns past C · T get an offset no
@@ -29,7 +29,7 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void im2col_int8(__glo
   __local long col_offset[Q8_IM2COL_TILE];
   if (tid < Q8_IM2COL_TILE) {
     const int kk = kk0 + tid, ci = kk / taps, tap = kk % taps;
-    const int dz = (tap / (k_h * k_w)) * geometry[12], dy = ((tap / k_w) % k_h) * geometry[13], dx = (tap % k_w) * geometry[14];
+    const int dz = (tap / (k_h * k_w)) * geometry[Q8_GEO_DILATIONS], dy = ((tap / k_w) % k_h) * geometry[Q8_GEO_DILATIONS + 1], dx = (tap % k_w) * geometry[Q8_GEO_DILATIONS + 2];
     const bool real = kk < c * taps;
     col_dz[tid] = real ? dz : -(1 << 28);
     col_dy[tid] = dy, col_dx[tid] = dx;
@@ -40,7 +40,7 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void im2col_int8(__glo
   const int rr = tid % Q8_IM2COL_TILE, r = row0 + rr;
   const int s = r / out_size, o = r % out_size;
   const int oz = o / (out_h * out_w), oy = (o / out_w) % out_h, ox = o % out_w;
-  const int z0 = oz * geometry[9] - geometry[15], y0 = oy * geometry[10] - geometry[16], x0 = ox * geometry[11] - geometry[17];
+  const int z0 = oz * geometry[Q8_GEO_STRIDES] - geometry[Q8_GEO_PADS], y0 = oy * geometry[Q8_GEO_STRIDES + 1] - geometry[Q8_GEO_PADS + 1], x0 = ox * geometry[Q8_GEO_STRIDES + 2] - geometry[Q8_GEO_PADS + 2];
   const long corner = (long)s * c * plane + ((long)z0 * in_h + y0) * in_w + x0;  // the window's corner, maybe in the padding
   for (int kc = tid / Q8_IM2COL_TILE; kc < Q8_IM2COL_TILE; kc += 256 / Q8_IM2COL_TILE) {
     const int iz = z0 + col_dz[kc], iy = y0 + col_dy[kc], ix = x0 + col_dx[kc];

@@ -4,9 +4,7 @@
 // vector loads and stores (the same operations lane by lane; the last work-item takes the rest
 // one by one).
 inline char qadd_value(char a, char b, float a_scale, float b_scale, int lo, int hi) {
-  const float bb = (float)b * b_scale;
-  const float g = fma((float)a, a_scale, bb);
-  return (char)clamp(rint(g), (float)lo, (float)hi);
+  return (char)q8_requantized_sum(a, a_scale, b, b_scale, lo, hi);
 }
 
 __kernel void qadd_same(__global const char* a, __global const char* b, __global char* z, long count, float a_scale, float b_scale, int lo,

@@ -7,14 +7,13 @@
 // geometry: in[3], out[3], kernel[3], strides[3], dilations[3], pads_begin[3].
 // One work-item per strip, in a 1-D range: strips of a row, rows of a plane, then `planes` planes
 // (the host checks that the count of strips fits an int, and that an input plane does).
-#define Q8_CONV_STRIP 8
 
 __kernel void qconv(__global const char* x, __global const char* w, int c, int m, int group, int planes, __global const int* geometry,
                     int mode, __global char* y_q, __global float* y_f, __global const int* bias_q, __global const float* bias_f,
                     __global const float* scale, __global const char* residual, float r_scale, int lo, int hi) {
-  const int in_d = geometry[0], in_h = geometry[1], in_w = geometry[2];
-  const int out_d = geometry[3], out_h = geometry[4], out_w = geometry[5];
-  const int k_d = geometry[6], k_h = geometry[7], k_w = geometry[8];
+  const int in_d = geometry[Q8_GEO_IN], in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2];
+  const int out_d = geometry[Q8_GEO_OUT], out_h = geometry[Q8_GEO_OUT + 1], out_w = geometry[Q8_GEO_OUT + 2];
+  const int k_d = geometry[Q8_GEO_KERNEL], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2];
   const int strips = (out_w + Q8_CONV_STRIP - 1) / Q8_CONV_STRIP, rows = out_d * out_h;
   const int item = get_global_id(0), per_plane = strips * rows;
   const int plane = item / per_plane, in_plane_item = item % per_plane;
@@ -22,8 +21,8 @@ __kernel void qconv(__global const char* x, __global const char* w, int c, int m
   const int row = in_plane_item / strips, ox0 = (in_plane_item % strips) * Q8_CONV_STRIP;
   const int oz = row / out_h, oy = row % out_h;
   const int s = plane / m, oc = plane % m, cg = c / group, g = oc / (m / group);
-  const int z0 = oz * geometry[9] - geometry[15], y0 = oy * geometry[10] - geometry[16];
-  const int sx = geometry[11], dx = geometry[14], x0 = ox0 * sx - geometry[17];
+  const int z0 = oz * geometry[Q8_GEO_STRIDES] - geometry[Q8_GEO_PADS], y0 = oy * geometry[Q8_GEO_STRIDES + 1] - geometry[Q8_GEO_PADS + 1];
+  const int sx = geometry[Q8_GEO_STRIDES + 2], dx = geometry[Q8_GEO_DILATIONS + 2], x0 = ox0 * sx - geometry[Q8_GEO_PADS + 2];
   const int in_plane = in_d * in_h * in_w, taps = k_d * k_h * k_w;
   const __global char* image = x + ((long)s * c + (long)g * cg) * in_plane;
   const __global char* filter = w + (long)oc * cg * taps;
@@ -31,10 +30,10 @@ __kernel void qconv(__global const char* x, __global const char* w, int c, int m
   for (int t = 0; t < Q8_CONV_STRIP; ++t) acc[t] = 0;
   for (int ci = 0; ci < cg; ++ci, image += in_plane, filter += taps) {
     for (int a = 0; a < k_d; ++a) {
-      const int iz = z0 + a * geometry[12];
+      const int iz = z0 + a * geometry[Q8_GEO_DILATIONS];
       if (iz < 0 || iz >= in_d) continue;
       for (int b = 0; b < k_h; ++b) {
-        const int iy = y0 + b * geometry[13];
+        const int iy = y0 + b * geometry[Q8_GEO_DILATIONS + 1];
         if (iy < 0 || iy >= in_h) continue;
         const __global char* line = image + (iz * in_h + iy) * in_w;
         const __global char* row_taps = filter + (a * k_h + b) * k_w;
@@ -55,7 +54,8 @@ __kernel void qconv(__global const char* x, __global const char* w, int c, int m
 
 // Depthwise QConv (group = C = M, 2 spatial axes, int8 out) where its input or its output is
 // channels-last (engine/opencl/channels_last.h): each work-item computes 16 neighbouring channels
-// of one output position. w is packed at create as [taps, C]; C is a multiple of 16, so every
+// of one output position (Q8_DEPTHWISE_CHUNK, which the char16 and int16 vectors below are). w is
+// packed at create as [taps, C]; C is a multiple of 16, so every
 // 16-byte access below is aligned (buffers are aligned far more). A channels-last side moves 16
 // bytes per load or store (x [N, H, W, C], y [N, OH, OW, C]); an NCHW side one byte per channel.
 // Work-items: output positions, then 16-channel chunks fastest.
@@ -64,16 +64,16 @@ __kernel void qconv_depthwise_nhwc(__global const char* x, __global const char* 
                                    __global const float* scale, int lo, int hi) {
   const int id = get_global_id(0);
   if (id >= count) return;
-  const int in_h = geometry[1], in_w = geometry[2], out_h = geometry[4], out_w = geometry[5], k_h = geometry[7], k_w = geometry[8];
-  const int chunks = c / 16, pos = id / chunks, c0 = (id % chunks) * 16, out_size = out_h * out_w;
+  const int in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2], out_h = geometry[Q8_GEO_OUT + 1], out_w = geometry[Q8_GEO_OUT + 2], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2];
+  const int chunks = c / Q8_DEPTHWISE_CHUNK, pos = id / chunks, c0 = (id % chunks) * Q8_DEPTHWISE_CHUNK, out_size = out_h * out_w;
   const int s = pos / out_size, o = pos % out_size, oy = o / out_w, ox = o % out_w;
-  const int y0 = oy * geometry[10] - geometry[16], x0 = ox * geometry[11] - geometry[17];
+  const int y0 = oy * geometry[Q8_GEO_STRIDES + 1] - geometry[Q8_GEO_PADS + 1], x0 = ox * geometry[Q8_GEO_STRIDES + 2] - geometry[Q8_GEO_PADS + 2];
   int16 acc = (int16)(0);
   for (int b = 0; b < k_h; ++b) {
-    const int iy = y0 + b * geometry[13];
+    const int iy = y0 + b * geometry[Q8_GEO_DILATIONS + 1];
     if (iy < 0 || iy >= in_h) continue;
     for (int e = 0; e < k_w; ++e) {
-      const int ix = x0 + e * geometry[14];
+      const int ix = x0 + e * geometry[Q8_GEO_DILATIONS + 2];
       if (ix < 0 || ix >= in_w) continue;
       char16 xv;
       if (in_nhwc) {  // 16-byte aligned: c0 and c are multiples of 16

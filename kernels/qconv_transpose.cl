@@ -6,9 +6,9 @@ __kernel void qconv_transpose(__global const char* x, __global const char* w, in
                               int mode, __global char* y_q, __global float* y_f, __global const int* bias_q,
                               __global const float* bias_f, __global const float* scale, __global const char* residual, float r_scale,
                               int lo, int hi) {
-  const int in_d = geometry[0], in_h = geometry[1], in_w = geometry[2];
-  const int out_d = geometry[3], out_h = geometry[4], out_w = geometry[5];
-  const int k_d = geometry[6], k_h = geometry[7], k_w = geometry[8];
+  const int in_d = geometry[Q8_GEO_IN], in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2];
+  const int out_d = geometry[Q8_GEO_OUT], out_h = geometry[Q8_GEO_OUT + 1], out_w = geometry[Q8_GEO_OUT + 2];
+  const int k_d = geometry[Q8_GEO_KERNEL], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2];
   const int out_size = out_d * out_h * out_w;
   const int o = get_global_id(0), plane = get_global_id(1);
   if (o >= out_size) return;
@@ -24,15 +24,15 @@ __kernel void qconv_transpose(__global const char* x, __global const char* w, in
   const long filter_step = (long)mg * taps;
   int acc = 0;
   for (int a = 0; a < k_d; ++a) {
-    const int tz = oz + geometry[15] - a * geometry[12];
-    if (tz < 0 || tz % geometry[9] != 0 || tz / geometry[9] >= in_d) continue;
+    const int tz = oz + geometry[Q8_GEO_PADS] - a * geometry[Q8_GEO_DILATIONS];
+    if (tz < 0 || tz % geometry[Q8_GEO_STRIDES] != 0 || tz / geometry[Q8_GEO_STRIDES] >= in_d) continue;
     for (int b = 0; b < k_h; ++b) {
-      const int ty = oy + geometry[16] - b * geometry[13];
-      if (ty < 0 || ty % geometry[10] != 0 || ty / geometry[10] >= in_h) continue;
+      const int ty = oy + geometry[Q8_GEO_PADS + 1] - b * geometry[Q8_GEO_DILATIONS + 1];
+      if (ty < 0 || ty % geometry[Q8_GEO_STRIDES + 1] != 0 || ty / geometry[Q8_GEO_STRIDES + 1] >= in_h) continue;
       for (int e = 0; e < k_w; ++e) {
-        const int tx = ox + geometry[17] - e * geometry[14];
-        if (tx < 0 || tx % geometry[11] != 0 || tx / geometry[11] >= in_w) continue;
-        const long at = ((long)(tz / geometry[9]) * in_h + ty / geometry[10]) * in_w + tx / geometry[11];
+        const int tx = ox + geometry[Q8_GEO_PADS + 2] - e * geometry[Q8_GEO_DILATIONS + 2];
+        if (tx < 0 || tx % geometry[Q8_GEO_STRIDES + 2] != 0 || tx / geometry[Q8_GEO_STRIDES + 2] >= in_w) continue;
+        const long at = ((long)(tz / geometry[Q8_GEO_STRIDES]) * in_h + ty / geometry[Q8_GEO_STRIDES + 1]) * in_w + tx / geometry[Q8_GEO_STRIDES + 2];
         const int tap = (a * k_h + b) * k_w + e;
         for (int ci = 0; ci < cg; ++ci) acc += (int)image[ci * in_size + at] * (int)filter[ci * filter_step + tap];
       }

@@ -113,20 +113,20 @@ typedef struct {
 
 // geometry as qconv.cl's (one spatial axis of depth); c the input's channels.
 inline void implicit_rows(ImplicitRows* s, __global const int* geometry, int c, int row0, int rows, int tid) {
-  const int in_h = geometry[1], in_w = geometry[2], out_w = geometry[5], k_w = geometry[8], out_size = geometry[4] * out_w;
+  const int in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2], out_w = geometry[Q8_GEO_OUT + 2], k_w = geometry[Q8_GEO_KERNEL + 2], out_size = geometry[Q8_GEO_OUT + 1] * out_w;
   for (int i = 0; i < Q8_MMA_A_PER; ++i) {
     const int chunk = tid + i * Q8_MMA_THREADS, r = row0 + chunk / Q8_MMA_CHUNKS, col = (chunk % Q8_MMA_CHUNKS) * 16;
     const int sample = r / out_size, o = r % out_size, tap = col / c;
     s->base[i] = chunk < Q8_MMA_CHUNKS * Q8_MMA_BM && r < rows ? (long)sample * in_h * in_w * c : -1;
-    s->y0[i] = (o / out_w) * geometry[10] - geometry[16];
-    s->x0[i] = (o % out_w) * geometry[11] - geometry[17];
+    s->y0[i] = (o / out_w) * geometry[Q8_GEO_STRIDES + 1] - geometry[Q8_GEO_PADS + 1];
+    s->x0[i] = (o % out_w) * geometry[Q8_GEO_STRIDES + 2] - geometry[Q8_GEO_PADS + 2];
     s->b[i] = tap / k_w, s->e[i] = tap % k_w, s->ci[i] = col % c;
   }
 }
 
 // The next step's x tile (the steps come in order), then each chunk's tap and channel BK further.
 inline void stage_implicit(__local char* tile, ImplicitRows* s, __global const char* x, __global const int* geometry, int c, int tid) {
-  const int in_h = geometry[1], in_w = geometry[2], k_h = geometry[7], k_w = geometry[8], dy = geometry[13], dx = geometry[14];
+  const int in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2], dy = geometry[Q8_GEO_DILATIONS + 1], dx = geometry[Q8_GEO_DILATIONS + 2];
   for (int i = 0; i < Q8_MMA_A_PER; ++i) {
     const int chunk = tid + i * Q8_MMA_THREADS;
     if (chunk >= Q8_MMA_CHUNKS * Q8_MMA_BM) break;

@@ -1,42 +1,57 @@
-// The per-element epilogue of docs/quantization.md ("Requantization"), as engine/plan/requantize.h
-// computes it on the host, bit for bit: no contraction (the pragma), rint (ties to even), an
-// explicit fma only where the formula has one. Every other kernel file follows this one.
+// The per-element epilogue of docs/quantization.md ("Requantization"), one text for the host and
+// every OpenCL device: engine/plan/requantize.h includes this file, and the program holds it right
+// after abi.h. Every step is one IEEE operation or an explicit fma and nothing is contracted (the
+// pragma here; -ffp-contract=off on the host); ties round to even. Written in the subset of C++
+// and OpenCL C both compile; the three macros are the only difference.
+#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
 #pragma OPENCL FP_CONTRACT OFF
+#define Q8_REQ_FMA(a, b, c) fma(a, b, c)
+#define Q8_REQ_ROUND(x) rint(x)
+#define Q8_REQ_CLAMP(v, lo, hi) clamp(v, lo, hi)
+#else
+#define Q8_REQ_FMA(a, b, c) std::fma(float(a), float(b), float(c))
+#define Q8_REQ_ROUND(x) round_half_even(float(x))
+#define Q8_REQ_CLAMP(v, lo, hi) std::clamp(float(v), float(lo), float(hi))
+#endif
 
-// y_q = clamp(rne((float)t · m), lo, hi)
-inline char requantize(int t, float m, int lo, int hi) {
+// y_q = clamp(rne((float)t · m), lo, hi), an integer held in a float.
+inline float q8_requantized(int t, float m, int lo, int hi) {
   const float g = (float)t * m;
-  return (char)clamp(rint(g), (float)lo, (float)hi);
+  return Q8_REQ_CLAMP(Q8_REQ_ROUND(g), (float)lo, (float)hi);
 }
 
-// z_q = clamp(rne(fma((float)t, m, (float)r · r_scale)), lo, hi)
-inline char requantize_residual(int t, float m, char r, float r_scale, int lo, int hi) {
+// z_q = clamp(rne(fma((float)t, m, (float)r · r_scale)), lo, hi): a residual add in a weighted
+// op's epilogue, and the standalone INT8 Add (t = a, m = A, r = b, r_scale = B).
+inline float q8_requantized_sum(int t, float m, int r, float r_scale, int lo, int hi) {
   const float rr = (float)r * r_scale;
-  const float g = fma((float)t, m, rr);
-  return (char)clamp(rint(g), (float)lo, (float)hi);
+  const float g = Q8_REQ_FMA((float)t, m, rr);
+  return Q8_REQ_CLAMP(Q8_REQ_ROUND(g), (float)lo, (float)hi);
 }
 
-// y = (float)acc · s + bias: a multiply, then an add.
-inline float dequantize_accumulator(int acc, float s, float bias) {
+// INT8 in, FP32 out: y = (float)acc · s + bias, a multiply then an add, two roundings.
+inline float q8_dequantized(int acc, float s, float bias) {
   const float product = (float)acc * s;
   return product + bias;
 }
 
-// The weighted ops' epilogue modes.
-#define Q8_INT8_OUT 0
-#define Q8_INT8_OUT_RESIDUAL 1
-#define Q8_FLOAT_OUT 2
+#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
+inline char requantize(int t, float m, int lo, int hi) { return (char)q8_requantized(t, m, lo, hi); }
+
+inline char requantize_residual(int t, float m, char r, float r_scale, int lo, int hi) {
+  return (char)q8_requantized_sum(t, m, r, r_scale, lo, hi);
+}
 
 // Writes output `index` of channel c from its accumulator. y and bias are the same buffers seen
-// as int8 / float and int32 / float: the mode says which.
+// as int8 / float and int32 / float: the mode (abi.h) says which.
 inline void store_output(int mode, __global char* y_q, __global float* y_f, long index, int c, int acc, __global const int* bias_q,
                          __global const float* bias_f, __global const float* scale, __global const char* residual, float r_scale,
                          int lo, int hi) {
   if (mode == Q8_FLOAT_OUT) {
-    y_f[index] = dequantize_accumulator(acc, scale[c], bias_f[c]);
+    y_f[index] = q8_dequantized(acc, scale[c], bias_f[c]);
     return;
   }
   const int t = acc + bias_q[c];
   y_q[index] = mode == Q8_INT8_OUT_RESIDUAL ? requantize_residual(t, scale[c], residual[index], r_scale, lo, hi)
                                             : requantize(t, scale[c], lo, hi);
 }
+#endif

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +24,23 @@ class GraphIndex;
 // Where host tensors live; a backend with device memory names its own.
 inline constexpr std::string_view kHostMemory = "host";
 
+// What backends work out once per graph and each node reads (which values a device keeps
+// channels-last): computed by the first node that asks, kept while the executor creates its nodes.
+class GraphMemo {
+ public:
+  template <typename T, typename Compute>
+  const T& get(const std::string& key, Compute compute) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) it = entries_.emplace(key, std::make_shared<T>(compute())).first;
+    return *static_cast<const T*>(it->second.get());
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<void>> entries_;
+};
+
 // What a backend may look at when asked whether it runs a node and when it creates it.
 struct NodeView {
   const Node& node;
@@ -31,6 +49,7 @@ struct NodeView {
   std::vector<std::optional<std::vector<Dim>>> input_shapes;  // per input, as declared; nullopt when unknown
   std::vector<const Tensor*> constants;                // per input: its value when constant, else nullptr
   const GraphIndex* index = nullptr;                   // the whole graph, while the executor places and creates; may be null
+  GraphMemo* memo = nullptr;                           // what is worked out once per graph, while the executor creates; may be null
 
   DType input_type(size_t i) const { return i < input_types.size() ? input_types[i] : DType::Undefined; }
   const Tensor* constant(size_t i) const { return i < constants.size() ? constants[i] : nullptr; }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/ir/graph_index.h"
-#include "engine/ir/value_types.h"
+#include "engine/ops/value_types.h"
 
 namespace q8 {
 
@@ -85,13 +85,16 @@ Executor::Executor(Graph graph, const BackendList& backends) : graph_(std::move(
   check(unsupported.empty(), "unsupported ops: " + unsupported);
   const GraphIndex index(graph_);
   const ValueTypes types(index);
+  GraphMemo memo;
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const Backend* backend = choices[i].backend;
     backends_.push_back(backend);
     backend_names_.push_back(backend->name());
     declined_.push_back(choices[i].declined);
     try {
-      prepared_.push_back(backend->create(view_of(index, types, graph_.nodes[i])));
+      NodeView view = view_of(index, types, graph_.nodes[i]);
+      view.memo = &memo;
+      prepared_.push_back(backend->create(view));
     } catch (const Error& e) {
       throw e.with_context(node_context(graph_.nodes[i], i));
     }

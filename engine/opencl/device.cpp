@@ -73,12 +73,13 @@ std::vector<Found> find_devices() {
   return found;
 }
 
-// The program's source: the files others call first (the epilogue, then exp), then every other
-// kernel file.
+// The program's source: the files others use first (abi.h's constants, the epilogue, exp), then
+// every other kernel file.
 std::string program_source() {
-  std::string epilogue, exp, rest;
-  for (const auto& [name, body] : kernel_sources) (name == "requantize" ? epilogue : name == "exp" ? exp : rest) += std::string(body) + "\n";
-  return epilogue + exp + rest;
+  std::string first[3], rest;
+  for (const auto& [name, body] : kernel_sources)
+    (name == "abi" ? first[0] : name == "requantize" ? first[1] : name == "exp" ? first[2] : rest) += std::string(body) + "\n";
+  return first[0] + first[1] + first[2] + rest;
 }
 
 }  // namespace

@@ -19,29 +19,25 @@ struct ClampBounds {
   int32_t lo = -128, hi = 127;
 };
 
+// The per-element arithmetic, one text with the OpenCL kernels (q8_requantized, q8_requantized_sum,
+// q8_dequantized).
+#include "kernels/requantize.cl"
+
 // y_q = clamp(rne((float)t · m), lo, hi): one IEEE multiply, no FMA.
-inline int8_t requantize(int32_t t, float m, ClampBounds b) {
-  const float g = float(t) * m;
-  return int8_t(std::clamp(round_half_even(g), float(b.lo), float(b.hi)));
-}
+inline int8_t requantize(int32_t t, float m, ClampBounds b) { return int8_t(q8_requantized(t, m, b.lo, b.hi)); }
 
 // A residual add in the epilogue: z_q = clamp(rne(fma((float)t, m, (float)r · r_scale)), lo, hi).
 inline int8_t requantize_residual(int32_t t, float m, int8_t r, float r_scale, ClampBounds b) {
-  const float g = std::fma(float(t), m, float(r) * r_scale);
-  return int8_t(std::clamp(round_half_even(g), float(b.lo), float(b.hi)));
+  return int8_t(q8_requantized_sum(t, m, r, r_scale, b.lo, b.hi));
 }
 
 // A standalone INT8 Add: z_q = clamp(rne(fma((float)a, a_scale, (float)b · b_scale)), lo, hi).
 inline int8_t requantize_add(int8_t a, float a_scale, int8_t b, float b_scale, ClampBounds bounds) {
-  const float g = std::fma(float(a), a_scale, float(b) * b_scale);
-  return int8_t(std::clamp(round_half_even(g), float(bounds.lo), float(bounds.hi)));
+  return int8_t(q8_requantized_sum(a, a_scale, b, b_scale, bounds.lo, bounds.hi));
 }
 
 // INT8 in, FP32 out: y = (float)acc · s + bias, a multiply then an add, two roundings.
-inline float dequantize_accumulator(int32_t acc, float s, float bias) {
-  const float product = float(acc) * s;
-  return product + bias;
-}
+inline float dequantize_accumulator(int32_t acc, float s, float bias) { return q8_dequantized(acc, s, bias); }
 
 // ---- Host side: computed once per plan -------------------------------------------------------
 

@@ -1,6 +1,6 @@
-// The OpenCL backend's ops of the default domain that live in files of their own
-// (engine/opencl/ops/<op>.cpp), in one table: per op type, whether the device runs a node (or
-// why not) and the node made ready to run.
+// The OpenCL backend's ops, one table (ops.inc): per op type of any domain, whether the device runs a
+// node (or why not) and the node made ready to run, each defined in engine/opencl/ops/<file>.cpp;
+// and for every other registered op, why it runs on the CPU.
 #pragma once
 
 #include <memory>
@@ -13,14 +13,22 @@
 namespace q8 {
 
 struct ClOp {
-  std::string_view op_type;
+  std::string_view domain, op_type;
   Support (*supports)(const NodeView& view, const DeviceCaps& caps);
   std::unique_ptr<PreparedNode> (*create)(std::shared_ptr<OpenClDevice> device, const NodeView& view);
 };
 
-// The entry for op_type, or nullptr.
-const ClOp* find_cl_op(std::string_view op_type);
+// A registered op the device has no kernel for, and why it runs on the CPU.
+struct ClOnCpu {
+  std::string_view domain, op_type, reason;
+};
+
+// The entry for node's op, or nullptr.
+const ClOp* find_cl_op(std::string_view domain, std::string_view op_type);
 std::span<const ClOp> cl_ops();
+// Why a registered op without an OpenCL kernel runs on the CPU, or nullptr for one that has a kernel.
+const ClOnCpu* cl_on_cpu(std::string_view domain, std::string_view op_type);
+std::span<const ClOnCpu> cl_ops_on_cpu();
 
 // Yes when every input after the first is absent or constant, else why not.
 Support constant_parameters(const NodeView& view);

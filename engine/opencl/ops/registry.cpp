@@ -1,28 +1,60 @@
+#include <algorithm>
+#include <iterator>
+
 #include "engine/opencl/ops/ops.h"
 
 namespace q8 {
 
-#define Q8_CL_OP(name) \
-  Support supports_##name(const NodeView&, const DeviceCaps&); \
-  std::unique_ptr<PreparedNode> create_##name(std::shared_ptr<OpenClDevice>, const NodeView&);
+#define Q8_CL_OP(domain, op)                                   \
+  Support supports_##op(const NodeView&, const DeviceCaps&); \
+  std::unique_ptr<PreparedNode> create_##op(std::shared_ptr<OpenClDevice>, const NodeView&);
+#define Q8_CL_ON_CPU(domain, op, reason)
 #include "engine/opencl/ops/ops.inc"
 #undef Q8_CL_OP
+#undef Q8_CL_ON_CPU
 
 namespace {
+
+// Reasons several ops share.
+constexpr const char* kNoKernelYet = "no OpenCL kernel yet: runs on the CPU";
+constexpr const char* kShapes = "works on shapes, indices or masks, which stay on the host";
+constexpr const char* kInference = "an op of the FP32 inference graph's rewrites, which plans do not hold";
+
 const ClOp kOps[] = {
-#define Q8_CL_OP(name) {#name, supports_##name, create_##name},
+#define Q8_CL_OP(domain, op) {domain, #op, supports_##op, create_##op},
+#define Q8_CL_ON_CPU(domain, op, reason)
 #include "engine/opencl/ops/ops.inc"
 #undef Q8_CL_OP
+#undef Q8_CL_ON_CPU
 };
+
+const ClOnCpu kOnCpu[] = {
+#define Q8_CL_OP(domain, op)
+#define Q8_CL_ON_CPU(domain, op, reason) {domain, #op, reason},
+#include "engine/opencl/ops/ops.inc"
+#undef Q8_CL_OP
+#undef Q8_CL_ON_CPU
+};
+
 }  // namespace
 
-const ClOp* find_cl_op(std::string_view op_type) {
+const ClOp* find_cl_op(std::string_view domain, std::string_view op_type) {
+  if (domain == "ai.onnx") domain = "";
   for (const ClOp& op : kOps)
-    if (op.op_type == op_type) return &op;
+    if (op.domain == domain && op.op_type == op_type) return &op;
   return nullptr;
 }
 
 std::span<const ClOp> cl_ops() { return kOps; }
+
+const ClOnCpu* cl_on_cpu(std::string_view domain, std::string_view op_type) {
+  if (domain == "ai.onnx") domain = "";
+  for (const ClOnCpu& op : kOnCpu)
+    if (op.domain == domain && op.op_type == op_type) return &op;
+  return nullptr;
+}
+
+std::span<const ClOnCpu> cl_ops_on_cpu() { return kOnCpu; }
 
 Support constant_parameters(const NodeView& view) {
   for (size_t i = 1; i < view.node.inputs.size(); ++i)

@@ -1,0 +1,56 @@
+// What the OpenCL QConv, QConvTranspose and QGemm share (every variant of each is a class of its
+// own, chosen at create by the op's select_* function, engine/opencl/select.h): the epilogue's
+// constants uploaded at create (bias, multipliers, clamp, residual scale) and its mode for a run;
+// the weight layouts the kernels read; the window's geometry table; and qgemm_mma's launch.
+#pragma once
+
+#include "engine/opencl/ops/int8_node.h"
+#include "kernels/abi.h"
+#include "engine/opencl/select.h"
+#include "engine/ops/window.h"
+
+namespace q8 {
+
+class ClWeighted : public ClInt8Node {
+ public:
+  ClWeighted(std::shared_ptr<OpenClDevice> device, const NodeView& view);
+
+ protected:
+  // abi.h's epilogue mode of a run with or without a residual.
+  int mode(const Tensor* residual) const { return float_out_ ? Q8_FLOAT_OUT : residual ? Q8_INT8_OUT_RESIDUAL : Q8_INT8_OUT; }
+  // The residual argument: the residual, else any buffer (never read unless the mode says so).
+  const Tensor& residual_or_bias(const Tensor* residual) const { return residual ? *residual : bias_; }
+
+  // qgemm_mma.cl's `function` with the tile select_mma_tile picks for [rows, k] · [k, cols]: one
+  // work-group per tile of y. The arguments are set on the kernel that runs.
+  template <typename... Args>
+  void launch_mma(const std::string& function, int rows, int k, int cols, const Args&... args) {
+    const MmaTile tile = select_mma_tile(rows, k, cols, device_->mma_tuning(), device_->caps());
+    const cl_kernel kernel = device_->mma_kernel(tile, function);
+    set_args(kernel, args...);
+    const size_t groups_n = size_t((cols + tile.cols - 1) / tile.cols), groups_m = size_t((rows + tile.rows - 1) / tile.rows);
+    check_row_groups(groups_m, rows, tile);
+    device_->launch(kernel, {groups_n * size_t(tile.threads()), groups_m}, {size_t(tile.threads()), 1});
+  }
+
+  Tensor bias_, scale_;
+  bool float_out_ = false;
+  int lo_ = -128, hi_ = 127;
+  float r_scale_ = 0.0f;
+
+ private:
+  void check_row_groups(size_t groups, int rows, const MmaTile& tile) const;
+};
+
+// The geometry table of a window (abi.h's Q8_GEO_* slots), for windows of 1 to 3 spatial axes.
+Tensor window_geometry(const ResolvedWindow& r, const Dims& in_spatial);
+
+// int8 w [M, …] as [M, K] with K = the rest of its dims rounded up to a multiple of `multiple`,
+// zeros after each row's values.
+Tensor padded_rows(const Tensor& w, int64_t multiple);
+// Conv weights [M, C, taps…] as [M, taps, C]: the columns of a channels-last im2col.
+Tensor taps_major(const Tensor& w);
+// A 2-D int8 tensor transposed.
+Tensor transposed(const Tensor& w);
+
+}  // namespace q8
