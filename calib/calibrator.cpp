@@ -125,9 +125,7 @@ RangeTable Calibrator::finalize(const Graph& graph, const MethodChoice& choice) 
       const CalibrationMethod* method = find_method(method_name);
       check(method != nullptr, "unknown calibration method '" + method_name + "' (methods: " + method_names() + ")");
       r.descriptor.method = method_name;
-      MethodOptions options = choice.options;
-      options.histogram_has_zeros = !obs.skip_zeros();
-      double amax = method->amax(obs.histogram(), obs.stats(), options);
+      double amax = observer_amax(*method, obs, choice.options);
       if (amax < kMinAmax) amax = 0.0;  // degenerate: docs/calibration.md
       r.descriptor.amax = {amax};
       r.stats = obs.stats();

@@ -33,11 +33,9 @@ std::vector<ClipWarning> clipping_warnings(const Calibrator& calibrator, const R
     const double fraction = clipped_fraction(h, s, range.descriptor.amax[0]);
     if (!(fraction > limit || (input && fraction > 0))) continue;
     ClipWarning w{name, input, range.descriptor.method, range.descriptor.amax[0], s.max_abs, fraction, {}};
-    MethodOptions o = options;
-    o.histogram_has_zeros = !obs->second.skip_zeros();
     for (const CalibrationMethod* m : calibration_methods()) {
       if (m->name() == range.descriptor.method) continue;
-      const double amax = m->amax(h, s, o), f = clipped_fraction(h, s, amax);
+      const double amax = observer_amax(*m, obs->second, options), f = clipped_fraction(h, s, amax);
       if (f <= (input ? 0.0 : limit)) w.alternatives.push_back({std::string(m->name()), amax, f});
     }
     out.push_back(std::move(w));

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "calib/observer_codec.h"
 #include "engine/io/atomic_write.h"
 #include "engine/ir/error.h"
 
@@ -101,10 +102,11 @@ std::string histograms_image(const HistogramFile& file) {
     char group_name[32];
     std::snprintf(group_name, sizeof group_name, "t%06d", index++);  // tensor names may hold '/'
     const hid_t g = H5Gcreate2(tensors, group_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const TensorStats& s = obs.stats();
+    const ObserverParts parts = observer_parts(obs);
+    const TensorStats& s = parts.stats;
     attr_string(g, "name", name);
-    attr_number<int64_t>(g, "has_width", !obs.histogram().empty(), H5T_NATIVE_INT64);
-    attr_number<int64_t>(g, "width_exponent", obs.histogram().exponent(), H5T_NATIVE_INT64);
+    attr_number<int64_t>(g, "has_width", parts.has_width, H5T_NATIVE_INT64);
+    attr_number<int64_t>(g, "width_exponent", parts.exponent, H5T_NATIVE_INT64);
     attr_number<double>(g, "width", obs.histogram().width(), H5T_NATIVE_DOUBLE);
     attr_number<uint64_t>(g, "elements", s.elements, H5T_NATIVE_UINT64);
     attr_number<uint64_t>(g, "zeros", s.zeros, H5T_NATIVE_UINT64);
@@ -114,10 +116,10 @@ std::string histograms_image(const HistogramFile& file) {
     attr_number<double>(g, "min", s.min, H5T_NATIVE_DOUBLE);
     attr_number<double>(g, "max", s.max, H5T_NATIVE_DOUBLE);
     attr_number<double>(g, "max_abs", s.max_abs, H5T_NATIVE_DOUBLE);
-    const hsize_t n = hsize_t(obs.histogram().bins());
+    const hsize_t n = hsize_t(parts.counts.size());
     const hid_t space = H5Screate_simple(1, &n, nullptr);
     const hid_t d = H5Dcreate2(g, "counts", H5T_NATIVE_UINT64, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    ok = ok && d >= 0 && H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, obs.histogram().counts().data()) >= 0;
+    ok = ok && d >= 0 && H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, parts.counts.data()) >= 0;
     H5Dclose(d), H5Sclose(space), H5Gclose(g);
   }
   H5Gclose(tensors);
@@ -131,31 +133,6 @@ std::string histograms_image(const HistogramFile& file) {
 }
 
 void write_histograms(const std::string& path, const HistogramFile& file) { write_file_atomically(path, histograms_image(file)); }
-
-// One tensor's group against the rules the writer follows (docs/calibration.md).
-static void validate_tensor(const std::string& what, const TensorStats& s, const std::vector<uint64_t>& counts, bool has_width,
-                     int64_t exponent, bool skip_zeros) {
-  check(s.zeros <= s.elements, what + ": " + std::to_string(s.zeros) + " zeros among " + std::to_string(s.elements) + " elements");
-  check(std::isfinite(s.max_abs) && s.max_abs >= 0, what + ": max_abs " + std::to_string(s.max_abs) + " is not finite and >= 0");
-  if (s.elements > s.zeros)
-    check(std::isfinite(s.min) && std::isfinite(s.max) && s.min <= s.max && s.max_abs == std::max(std::fabs(s.min), std::fabs(s.max)),
-          what + ": min " + std::to_string(s.min) + ", max " + std::to_string(s.max) + " and max_abs " + std::to_string(s.max_abs) +
-              " disagree");
-  unsigned __int128 total = 0;
-  for (uint64_t c : counts) total += c;
-  const uint64_t want = s.elements - (skip_zeros ? s.zeros : 0);
-  check(total == want, what + ": counts sum to " + std::to_string(uint64_t(total)) + (total >> 64 ? "+2^64" : "") + ", not the " +
-                           std::to_string(want) + " values observed");
-  const double bins = double(counts.size());
-  if (has_width) {
-    check(exponent >= -149 && exponent <= 1024, what + ": width 2^" + std::to_string(exponent) + " is out of range");
-    const double w = std::ldexp(1.0, int(exponent));
-    check(s.max_abs < bins * w && (exponent == -149 || s.max_abs >= bins * w / 2),
-          what + ": width 2^" + std::to_string(exponent) + " is not the one max_abs " + std::to_string(s.max_abs) + " gives");
-  } else {
-    check(s.max_abs == 0, what + ": a histogram without a width, but max_abs " + std::to_string(s.max_abs));
-  }
-}
 
 HistogramFile read_histograms(const std::string& path) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -186,7 +163,8 @@ HistogramFile read_histograms(const std::string& path) {
       const hid_t g = H5Gopen2(tensors, group_name, H5P_DEFAULT);
       const std::string what = path + ":/tensors/" + group_name;
       const std::string name = read_attr_string(g, "name", what);
-      TensorStats s;
+      ObserverParts parts;
+      TensorStats& s = parts.stats;
       s.elements = read_attr_number<uint64_t>(g, "elements", H5T_NATIVE_UINT64, what);
       s.zeros = read_attr_number<uint64_t>(g, "zeros", H5T_NATIVE_UINT64, what);
       s.nan = read_attr_number<uint64_t>(g, "nan", H5T_NATIVE_UINT64, what);
@@ -195,7 +173,8 @@ HistogramFile read_histograms(const std::string& path) {
       s.min = read_attr_number<double>(g, "min", H5T_NATIVE_DOUBLE, what);
       s.max = read_attr_number<double>(g, "max", H5T_NATIVE_DOUBLE, what);
       s.max_abs = read_attr_number<double>(g, "max_abs", H5T_NATIVE_DOUBLE, what);
-      std::vector<uint64_t> counts(static_cast<size_t>(file.bins));
+      std::vector<uint64_t>& counts = parts.counts;
+      counts.resize(static_cast<size_t>(file.bins));
       const hid_t d = H5Dopen2(g, "counts", H5P_DEFAULT);
       check(d >= 0, what + ": has no 'counts'");
       const hid_t space = H5Dget_space(d);
@@ -204,14 +183,9 @@ HistogramFile read_histograms(const std::string& path) {
       const bool read = right_size && H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts.data()) >= 0;
       H5Dclose(d);
       check(read, what + ": counts are not " + std::to_string(file.bins) + " readable uint64 values");
-      const bool has_width = read_attr_number<int64_t>(g, "has_width", H5T_NATIVE_INT64, what) != 0;
-      const int64_t exponent = read_attr_number<int64_t>(g, "width_exponent", H5T_NATIVE_INT64, what);
-      validate_tensor(what, s, counts, has_width, exponent, file.skip_zeros);
-      AbsHistogram h(file.bins);
-      h.assign(has_width, int(exponent), std::move(counts));
-      TensorObserver obs(file.bins, file.skip_zeros);
-      obs.assign(s, h);
-      file.observers.emplace(name, std::move(obs));
+      parts.has_width = read_attr_number<int64_t>(g, "has_width", H5T_NATIVE_INT64, what) != 0;
+      parts.exponent = read_attr_number<int64_t>(g, "width_exponent", H5T_NATIVE_INT64, what);
+      file.observers.emplace(name, observer_from_parts(std::move(parts), file.skip_zeros, what));
       H5Gclose(g);
     }
     H5Gclose(tensors);

@@ -7,13 +7,12 @@
 
 #include "engine/exec/executor.h"
 #include "engine/plan/build_plan.h"
+#include "quant/metrics.h"
 #include "quant/qdq_pairs.h"
 
 namespace q8 {
 
 namespace {
-
-int64_t argmax(const float* row, int64_t n) { return int64_t(std::max_element(row, row + n) - row); }
 
 OutputKind kind_of(const Tensor& t) {
   if (t.rank() == 2 && t.dim(1) > 1) return OutputKind::Classifier;
@@ -70,10 +69,7 @@ std::vector<int64_t> pixel_classes(const float* map, int64_t channels, int64_t p
       out[size_t(p)] = map[p] > threshold;
       continue;
     }
-    int64_t best = 0;
-    for (int64_t c = 1; c < channels; ++c)
-      if (map[c * pixels + p] > map[best * pixels + p]) best = c;
-    out[size_t(p)] = best;
+    out[size_t(p)] = pixel_argmax(map, channels, pixels, p);
   }
   return out;
 }
@@ -139,13 +135,11 @@ void AccuracyTally::add(const TensorMap& fp32_outputs, const TensorMap& int8_out
     for (int64_t i = 0; i < n; ++i) {
       const float* pa = fa.data<float>() + i * width;
       const float* pb = fb.data<float>() + i * width;
-      double dot = 0, na = 0, nb = 0;
       for (int64_t j = 0; j < width; ++j) {
-        dot += double(pa[j]) * pb[j], na += double(pa[j]) * pa[j], nb += double(pb[j]) * pb[j];
         out.max_abs_error = std::max(out.max_abs_error, std::fabs(double(pa[j]) - pb[j]));
         out.max_abs_fp32 = std::max(out.max_abs_fp32, std::fabs(double(pa[j])));
       }
-      out.cosine_sum += (na > 0 && nb > 0) ? dot / std::sqrt(na * nb) : (na == nb ? 1.0 : 0.0);
+      out.cosine_sum += cosine_similarity(pa, pb, width);
     }
     out.samples += n;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "quant/metrics.h"
 #include "quant/qdq_pairs.h"
 
 namespace q8 {
@@ -22,18 +23,9 @@ struct Divergence {
     for (int64_t i = 0; i < n; ++i) {
       const float* a = ref.data<float>() + i * per;
       const float* b = got.data<float>() + i * per;
-      double dot = 0, na = 0, nb = 0;
-      for (int64_t j = 0; j < per; ++j) dot += double(a[j]) * b[j], na += double(a[j]) * a[j], nb += double(b[j]) * b[j];
-      cosine_loss_sum += 1.0 - ((na > 0 && nb > 0) ? dot / std::sqrt(na * nb) : (na == nb ? 1.0 : 0.0));
+      cosine_loss_sum += 1.0 - cosine_similarity(a, b, per);
       if (channels > 1) {
-        for (int64_t p = 0; p < positions; ++p) {
-          int64_t ka = 0, kb = 0;
-          for (int64_t c = 1; c < channels; ++c) {
-            if (a[c * positions + p] > a[ka * positions + p]) ka = c;
-            if (b[c * positions + p] > b[kb * positions + p]) kb = c;
-          }
-          differ += ka != kb;
-        }
+        for (int64_t p = 0; p < positions; ++p) differ += pixel_argmax(a, channels, positions, p) != pixel_argmax(b, channels, positions, p);
         decisions += positions;
       }
     }

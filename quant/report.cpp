@@ -103,8 +103,6 @@ std::string tensors_section(const HistogramFile& h, const RangeTable* table, con
   for (const CalibrationMethod* m : calibration_methods())
     s += "<span style=\"color:" + method_colour(std::string(m->name())) + "\">&#9646; " + std::string(m->name()) + "</span>";
   s += "</p><p>Filter: <input id=\"filter\" type=\"search\" placeholder=\"tensor name\"></p>";
-  MethodOptions o = options;
-  o.histogram_has_zeros = !h.skip_zeros;
   for (const auto& [name, obs] : h.observers) {
     const TensorStats& stats = obs.stats();
     const TensorRange* chosen = nullptr;
@@ -116,7 +114,7 @@ std::string tensors_section(const HistogramFile& h, const RangeTable* table, con
     std::string rows;
     for (const CalibrationMethod* m : calibration_methods()) {
       const std::string method(m->name());
-      const double amax = m->amax(obs.histogram(), stats, o), clipped = clipped_fraction(obs.histogram(), stats, amax);
+      const double amax = observer_amax(*m, obs, options), clipped = clipped_fraction(obs.histogram(), stats, amax);
       const bool is_chosen = chosen && chosen->descriptor.method == method;
       marks.push_back({method, amax, is_chosen});
       rows += "<tr class=\"threshold" + std::string(is_chosen ? " chosen" : "") + "\"" + attr("data-method", method) +

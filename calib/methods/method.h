@@ -57,6 +57,10 @@ std::optional<int64_t> least_cost_bins(int64_t used, Cost cost) {
   return best_n;
 }
 
+// A method's amax for an observer: its histogram and statistics, bin 0 holding the exact zeros
+// unless the observer left them out (--skip-zeros). Every caller asks through here.
+double observer_amax(const CalibrationMethod& method, const TensorObserver& observer, MethodOptions options);
+
 const CalibrationMethod* find_method(std::string_view name);
 std::span<const CalibrationMethod* const> calibration_methods();
 // "max, percentile, entropy, mse".

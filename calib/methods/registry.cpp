@@ -15,6 +15,11 @@ std::span<const CalibrationMethod* const> calibration_methods() {
   return methods;
 }
 
+double observer_amax(const CalibrationMethod& method, const TensorObserver& observer, MethodOptions options) {
+  options.histogram_has_zeros = !observer.skip_zeros();
+  return method.amax(observer.histogram(), observer.stats(), options);
+}
+
 const CalibrationMethod* find_method(std::string_view name) {
   for (const CalibrationMethod* m : calibration_methods())
     if (m->name() == name) return m;

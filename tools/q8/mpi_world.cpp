@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "calib/observer_codec.h"
 #include "engine/ir/error.h"
 
 namespace q8::cli {
@@ -75,13 +76,13 @@ std::vector<char> serialize(const std::map<std::string, TensorObserver>& observe
   Writer w;
   w.put(uint64_t(observers.size()));
   for (const auto& [name, obs] : observers) {
-    const TensorStats& s = obs.stats();
+    const ObserverParts parts = observer_parts(obs);
+    const TensorStats& s = parts.stats;
     w.put(name);
     w.put(s.elements), w.put(s.zeros), w.put(s.nan), w.put(s.pos_inf), w.put(s.neg_inf);
     w.put(s.min), w.put(s.max), w.put(s.max_abs);
-    const AbsHistogram& h = obs.histogram();
-    w.put(uint8_t(!h.empty())), w.put(int32_t(h.exponent())), w.put(uint64_t(h.counts().size()));
-    for (uint64_t c : h.counts()) w.put(c);
+    w.put(uint8_t(parts.has_width)), w.put(int32_t(parts.exponent)), w.put(uint64_t(parts.counts.size()));
+    for (uint64_t c : parts.counts) w.put(c);
   }
   return w.bytes;
 }
@@ -91,19 +92,16 @@ std::map<std::string, TensorObserver> deserialize(const char* p, size_t n, bool 
   std::map<std::string, TensorObserver> out;
   for (auto count = r.get<uint64_t>(); count > 0; --count) {
     const std::string name = r.get_string();
-    TensorStats s;
+    ObserverParts parts;
+    TensorStats& s = parts.stats;
     s.elements = r.get<uint64_t>(), s.zeros = r.get<uint64_t>(), s.nan = r.get<uint64_t>();
     s.pos_inf = r.get<uint64_t>(), s.neg_inf = r.get<uint64_t>();
     s.min = r.get<double>(), s.max = r.get<double>(), s.max_abs = r.get<double>();
-    const bool has_width = r.get<uint8_t>() != 0;
-    const int exponent = r.get<int32_t>();
-    std::vector<uint64_t> counts(size_t(r.get<uint64_t>()));
-    for (uint64_t& c : counts) c = r.get<uint64_t>();
-    AbsHistogram h(int64_t(counts.size()));
-    h.assign(has_width, exponent, std::move(counts));
-    TensorObserver obs(h.bins(), skip_zeros);
-    obs.assign(s, h);
-    out.emplace(name, std::move(obs));
+    parts.has_width = r.get<uint8_t>() != 0;
+    parts.exponent = r.get<int32_t>();
+    parts.counts.resize(size_t(r.get<uint64_t>()));
+    for (uint64_t& c : parts.counts) c = r.get<uint64_t>();
+    out.emplace(name, observer_from_parts(std::move(parts), skip_zeros, "MPI: a rank's tensor '" + name + "'"));
   }
   check(r.done(), "MPI: a rank's observers arrived with trailing bytes");
   return out;

@@ -58,9 +58,7 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
     }
     auto it = histograms->observers.find(name);
     check(it != histograms->observers.end(), histograms_path + " has no histogram for '" + name + "'");
-    MethodOptions options;
-    options.histogram_has_zeros = !it->second.skip_zeros();
-    r.descriptor.amax = {find_method(o.method)->amax(it->second.histogram(), it->second.stats(), options)};
+    r.descriptor.amax = {observer_amax(*find_method(o.method), it->second, {})};
     r.descriptor.method = o.method;
   }
 }
