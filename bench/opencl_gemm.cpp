@@ -18,7 +18,7 @@
 #include "engine/io/atomic_write.h"
 #include "engine/opencl/clblast_tuning.h"
 #include "engine/opencl/device.h"
-#include "engine/opencl/opencl_backend.h"
+#include "engine/runtime/devices.h"
 #include "engine/opencl/select.h"
 
 #include <clblast.h>  // after q8's OpenCL headers, which fix the OpenCL version
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     const Backend& backend = opencl_backend(device);
-    const std::shared_ptr<OpenClDevice> cl = OpenClDevice::open(device);
+    OpenClDevice* cl = &opencl_device(device);
     std::printf("device: %s\n", cl->caps().describe().c_str());
     nlohmann::ordered_json out;
     out["device"] = cl->caps().describe();

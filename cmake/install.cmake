@@ -11,8 +11,10 @@ foreach(dir engine datasets calib quant)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/q8/${dir}
           FILES_MATCHING PATTERN "*.h" PATTERN "models" EXCLUDE PATTERN "samples" EXCLUDE)
 endforeach()
-# engine/ops/exp_float.h includes the e^x that the OpenCL kernels share.
-install(FILES ${PROJECT_SOURCE_DIR}/kernels/exp.cl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/q8/kernels)
+# The texts headers share with the OpenCL kernels: e^x (engine/ops/exp_float.h), the
+# requantization (engine/plan/requantize.h) and the constants (kernels/abi.h).
+install(FILES ${PROJECT_SOURCE_DIR}/kernels/exp.cl ${PROJECT_SOURCE_DIR}/kernels/requantize.cl ${PROJECT_SOURCE_DIR}/kernels/abi.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/q8/kernels)
 
 set(Q8_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/q8)
 install(EXPORT q8Targets NAMESPACE q8:: DESTINATION ${Q8_CMAKE_DIR})

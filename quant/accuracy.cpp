@@ -6,7 +6,8 @@
 #include <cmath>
 
 #include "engine/exec/executor.h"
-#include "engine/plan/build_plan.h"
+#include "engine/plan/lower.h"
+#include "engine/runtime/backends.h"
 #include "quant/metrics.h"
 #include "quant/qdq_pairs.h"
 
@@ -200,7 +201,7 @@ AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream
   for (const auto& [t, dq] : pairs) twin_of[dq] = t;
   std::map<std::string, std::pair<double, double>> energy;  // tensor → (Σx², Σ(x − x̂)²)
   std::map<std::string, uint64_t> elements;
-  Executor a(fp32), b(options.int8_engine ? lower_qdq(qdq).graph : qdq, plan_backends());
+  Executor a(fp32), b(options.int8_engine ? lower_qdq(qdq).graph : qdq, backends_for("cpu"));
   std::map<std::string, Tensor> captured;
   a.set_hook([&](const Node& node, size_t, const std::vector<Tensor>& outs) {
     for (size_t k = 0; k < node.outputs.size() && k < outs.size(); ++k)
@@ -258,7 +259,7 @@ ReferenceOutputs run_reference(const Graph& fp32, BatchStream& stream) {
 AccuracyReport compare_to_reference(const Graph& fp32, const ReferenceOutputs& reference, const Graph& qdq, BatchStream& stream,
                                     const CompareOptions& options) {
   AccuracyTally tally(fp32, options);
-  Executor exec(options.int8_engine ? lower_qdq(qdq).graph : qdq, plan_backends());
+  Executor exec(options.int8_engine ? lower_qdq(qdq).graph : qdq, backends_for("cpu"));
   for (size_t i = 0; i < reference.batches.size(); ++i) {
     std::optional<Batch> batch = stream.next();
     check(batch && batch->indices == reference.batches[i].indices, "the samples differ from the reference run's");

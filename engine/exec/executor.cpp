@@ -75,6 +75,14 @@ std::string unsupported_list(const Graph& graph, const std::vector<Choice>& choi
 
 }  // namespace
 
+std::string placement_summary(const std::vector<std::string_view>& placement) {
+  std::map<std::string_view, int> placed;
+  for (std::string_view p : placement) ++placed[p];
+  std::string s;
+  for (const auto& [backend, count] : placed) s += (s.empty() ? "" : "; ") + std::string(backend) + " " + std::to_string(count) + " nodes";
+  return s;
+}
+
 std::string unsupported_ops(const Graph& graph, const BackendList& backends) {
   return unsupported_list(graph, place_all(graph, backends));
 }

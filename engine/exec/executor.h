@@ -31,6 +31,9 @@ using TensorMap = std::map<std::string, Tensor>;
 // Backends in order of preference: each node runs on the first that supports it.
 using BackendList = std::vector<const Backend*>;
 
+// "cpu 7 nodes; int8-reference 7 nodes": how many nodes each backend runs.
+std::string placement_summary(const std::vector<std::string_view>& placement);
+
 // "Abs ('a1'), TopK ('t1', 't2')" for every node no backend supports, with the backends' reasons
 // where they gave one ("QConv ('c1': int8-reference: input 0 is float32, not int8)"); "" if none.
 std::string unsupported_ops(const Graph& graph, const BackendList& backends);
@@ -54,6 +57,7 @@ struct MemoryReport {
 struct SizeTrace {
   std::vector<BufferLifetime> values;  // as a traced run records them, for the values whose size is known
   std::vector<std::string> unsized;    // values whose size only running tells (it depends on data)
+  std::vector<BufferLifetime> owned;   // the values the executor allocates itself (its arena's), in that order
 };
 
 class Executor {
@@ -81,6 +85,11 @@ class Executor {
   // subgraphs compute them). Nothing the size of the model's data runs. Reshapes the nodes as a
   // run at these shapes would.
   SizeTrace trace_sizes(const std::vector<TensorDesc>& input_descs);
+  // Places the executor's own buffers at these input shapes by a memory plan made before for the
+  // same graph and backends (a plan file's, over trace_sizes' `owned`), so the first run at these
+  // shapes runs in the arena without tracing. False, changing nothing, where the plan's buffers are
+  // not this executor's (another graph or backend list): it then plans its own.
+  bool use_memory_plan(const std::vector<TensorDesc>& input_descs, const std::vector<BufferLifetime>& buffers, const MemoryPlan& plan);
 
   // Values held during the current run (inputs, initializers excluded): what freeing after last
   // use keeps small. Valid inside the hook.

@@ -112,7 +112,38 @@ SizeTrace Executor::trace_sizes(const std::vector<TensorDesc>& input_descs) {
   }
   for (const ValueInfo& o : graph_.outputs)
     if (auto it = entry.find(o.name); it != entry.end()) trace.values[it->second].last = int(graph_.nodes.size());
+  // The executor's own buffers, as plan_arena picks them from a traced run.
+  for (const BufferLifetime& v : trace.values) {
+    const size_t node = size_t(v.first);
+    const auto& outs = graph_.nodes[node].outputs;
+    const size_t k = size_t(std::find(outs.begin(), outs.end(), v.value) - outs.begin());
+    const bool host = backends_[node]->memory() == kHostMemory;
+    if (host && k < reshaped_[node].outputs.size() && reshaped_[node].outputs[k] && !index.is_graph_output(v.value)) trace.owned.push_back(v);
+  }
   return trace;
+}
+
+bool Executor::use_memory_plan(const std::vector<TensorDesc>& input_descs, const std::vector<BufferLifetime>& buffers,
+                               const MemoryPlan& plan) {
+  const SizeTrace trace = trace_sizes(input_descs);
+  const auto same = [](const BufferLifetime& a, const BufferLifetime& b) {
+    return a.value == b.value && a.bytes == b.bytes && a.first == b.first && a.last == b.last;
+  };
+  if (trace.owned.size() != buffers.size() || plan.offsets.size() != buffers.size() ||
+      !std::equal(buffers.begin(), buffers.end(), trace.owned.begin(), same))
+    return false;
+  Arena a;
+  a.input_descs = input_descs;
+  a.offsets.resize(graph_.nodes.size());
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) a.offsets[i].assign(graph_.nodes[i].outputs.size(), -1);
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    const auto& outs = graph_.nodes[size_t(buffers[b].first)].outputs;
+    a.offsets[size_t(buffers[b].first)][size_t(std::find(outs.begin(), outs.end(), buffers[b].value) - outs.begin())] = plan.offsets[b];
+  }
+  a.bytes = Tensor::uninitialized(DType::Int8, {plan.arena_bytes});
+  arena_ = std::move(a);
+  memory_ = {trace.values, plan, plan.total_bytes};
+  return true;
 }
 
 }  // namespace q8

@@ -94,20 +94,13 @@ std::vector<DeviceCaps> list_devices() {
   return caps;
 }
 
-std::shared_ptr<OpenClDevice> OpenClDevice::open(int index) {
-  static std::mutex mutex;
-  static std::map<int, std::weak_ptr<OpenClDevice>> opened;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = opened.find(index); it != opened.end())
-    if (std::shared_ptr<OpenClDevice> d = it->second.lock()) return d;
+std::shared_ptr<OpenClDevice> OpenClDevice::create(int index) {
   const std::vector<Found> found = find_devices();
   check(!found.empty(), "no OpenCL platform or device found (install an ICD, e.g. Debian's pocl-opencl-icd)");
   check(index >= 0 && size_t(index) < found.size(), "OpenCL device " + std::to_string(index) + " does not exist (" +
                                                         std::to_string(found.size()) + " found)");
   const Found& f = found[size_t(index)];
-  std::shared_ptr<OpenClDevice> d(new OpenClDevice(f.platform, f.device, f.caps, index));
-  opened[index] = d;
-  return d;
+  return std::shared_ptr<OpenClDevice>(new OpenClDevice(f.platform, f.device, f.caps, index));
 }
 
 OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceCaps caps, int index)

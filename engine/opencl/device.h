@@ -53,9 +53,11 @@ std::vector<DeviceCaps> list_devices();
 
 class OpenClDevice {
  public:
-  // The device of that index, opened once per process and shared; Error naming what is missing
-  // (no platform, index out of range) or the build log when the kernels do not build.
-  static std::shared_ptr<OpenClDevice> open(int index);
+  // Opens the device of that index (list_devices order) with the tuning database's tuning (else
+  // q8's entry, else the default); Error naming what is missing (no platform, index out of range)
+  // or the build log when the kernels do not build. engine/runtime/devices.h opens each device
+  // once per process and owns it: everything else asks there.
+  static std::shared_ptr<OpenClDevice> create(int index);
   ~OpenClDevice();
   OpenClDevice(const OpenClDevice&) = delete;
   OpenClDevice& operator=(const OpenClDevice&) = delete;

@@ -1,8 +1,5 @@
 #include "engine/opencl/opencl_backend.h"
 
-#include <map>
-#include <mutex>
-
 #include "engine/opencl/ops/ops.h"
 
 namespace q8 {
@@ -56,13 +53,8 @@ class OpenClBackend final : public Backend {
 
 }  // namespace
 
-const Backend& opencl_backend(int index) {
-  static std::mutex mutex;
-  static std::map<int, std::unique_ptr<OpenClBackend>> backends;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& b = backends[index];
-  if (!b) b = std::make_unique<OpenClBackend>(OpenClDevice::open(index));
-  return *b;
+std::unique_ptr<Backend> make_opencl_backend(std::shared_ptr<OpenClDevice> device) {
+  return std::make_unique<OpenClBackend>(std::move(device));
 }
 
 }  // namespace q8

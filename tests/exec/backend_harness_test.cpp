@@ -18,7 +18,7 @@
 #include "tests/cases/qweighted_cases.h"
 #if Q8_WITH_OPENCL
 #include "engine/opencl/device.h"
-#include "engine/opencl/opencl_backend.h"
+#include "engine/runtime/devices.h"
 #endif
 
 namespace q8 {

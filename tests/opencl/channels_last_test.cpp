@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/exec/executor.h"
-#include "engine/opencl/opencl_backend.h"
+#include "engine/runtime/devices.h"
 #include "engine/plan/reference/backend.h"
 
 namespace q8 {

@@ -1,6 +1,7 @@
 // A plan's device section (q8 build --device): it travels in the plan file only when there is one,
-// a plan whose section is another device's runs on this device with the device's own tuning, and
-// a section that is not one q8 wrote is an error naming the plan when the plan is run on OpenCL.
+// a plan whose section is this device's runs with the section's tiles, one whose section is another
+// device's runs on this device with the device's own tuning, and a section that is not one q8
+// wrote is an error naming the plan when the plan is run on OpenCL.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,7 +13,10 @@
 #include "engine/ir/error.h"
 #include "engine/opencl/device.h"
 #include "engine/opencl/mma_tuning.h"
-#include "engine/plan/build_plan.h"
+#include "engine/plan/plan_file.h"
+#include "engine/runtime/backends.h"
+#include "engine/runtime/devices.h"
+#include "engine/runtime/runnable.h"
 
 namespace q8 {
 namespace {
@@ -64,21 +68,41 @@ class PlanOnOpenCl : public ::testing::Test {
 };
 
 TEST_F(PlanOnOpenCl, AnotherDevicesSectionLeavesThisDevicesTuning) {
-  const MmaTuning before = OpenClDevice::open(0)->mma_tuning();
+  const MmaTuning before = opencl_device(0).mma_tuning();
   DeviceCaps other = h100();
-  other.name = "not " + OpenClDevice::open(0)->caps().name;
+  other.name = "not " + opencl_device(0).caps().name;
   write_file_atomically(path_, serialize_plan(identity_plan(mma_tuning_section(other, {kSmallMmaTile, {}, ""}))));
-  const Graph g = load_runnable(path_, false, nullptr, "opencl");
-  EXPECT_EQ(g.nodes.size(), 1u);
-  EXPECT_EQ(OpenClDevice::open(0)->mma_tuning(), before);
-  EXPECT_EQ(OpenClDevice::open(0)->mma_tuning().source, before.source);
+  const Runnable r = load_runnable(path_, false, nullptr, "opencl");
+  EXPECT_EQ(r.graph.nodes.size(), 1u);
+  EXPECT_EQ(opencl_device(0).mma_tuning(), before);
+  EXPECT_EQ(opencl_device(0).mma_tuning().source, before.source);
+}
+
+// A plan whose section is this device's and names a tile other than the device's: the device the
+// plan's backends run on takes that tile, and keeps it (one owner: the runtime's device, not a
+// copy that dies when the plan is loaded).
+TEST_F(PlanOnOpenCl, ThisDevicesSectionIsTheTuningThePlanRunsWith) {
+  const DeviceCaps& caps = opencl_device(0).caps();
+  const MmaTuning before = opencl_device(0).mma_tuning();
+  const MmaTile other = before.tile == kSmallMmaTile ? kMmaTile : kSmallMmaTile;
+  ASSERT_NE(other, before.tile);
+  const MmaTuning section_tuning{other, {{"small", other}}, ""};
+  write_file_atomically(path_, serialize_plan(identity_plan(mma_tuning_section(caps, section_tuning))));
+  Runnable r = load_runnable(path_, false, nullptr, "opencl");
+  const std::unique_ptr<Executor> exec = make_executor(std::move(r), "opencl");
+  EXPECT_EQ(opencl_device(0).mma_tile(), other);
+  EXPECT_EQ(opencl_device(0).mma_tuning().classes, section_tuning.classes);
+  const Tensor x = Tensor::from_vector<float>({1}, {2.5f});
+  EXPECT_EQ(exec->run({{"x", x}}).at("y").data<float>()[0], 2.5f);
+  EXPECT_EQ(opencl_device(0).mma_tile(), other) << "the tuning outlived the plan's loading";
+  use_tuning(0, before);
 }
 
 TEST_F(PlanOnOpenCl, ASectionQ8DidNotWriteIsAnErrorNamingThePlan) {
   write_file_atomically(path_, serialize_plan(identity_plan("{\"format\": \"something\"}")));
   EXPECT_NO_THROW(load_runnable(path_, false, nullptr, "cpu"));  // the CPU reads no device section
   try {
-    load_runnable(path_, false, nullptr, "opencl");
+    (void)load_runnable(path_, false, nullptr, "opencl");
     FAIL() << "ran a plan whose device section is not one q8 wrote";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(path_ + ": the device section is not one q8 wrote"), std::string::npos) << e.what();

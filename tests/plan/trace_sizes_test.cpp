@@ -3,9 +3,13 @@
 // FP32, its INT8 plan, and a graph whose Reshape and Expand take shapes computed from Shape.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "calib/calibrate.h"
 #include "engine/onnx/import.h"
 #include "engine/plan/build_plan.h"
+#include "engine/runtime/backends.h"
+#include "engine/runtime/runnable.h"
 #include "quant/materialize.h"
 #include "tests/ops/op_harness.h"
 
@@ -15,10 +19,10 @@ namespace {
 void expect_trace_equals_run(const Graph& graph, const TensorMap& inputs) {
   std::vector<TensorDesc> descs;
   for (const ValueInfo& v : graph.inputs) descs.push_back(inputs.at(v.name).desc());
-  Executor traced(graph, plan_backends());
+  Executor traced(graph, backends_for("cpu"));
   const SizeTrace trace = traced.trace_sizes(descs);
   EXPECT_TRUE(trace.unsized.empty()) << trace.unsized.size() << " unsized, first " << trace.unsized[0];
-  Executor ran(graph, plan_backends());
+  Executor ran(graph, backends_for("cpu"));
   ran.run(inputs);
   const std::vector<BufferLifetime>& want = ran.memory().values;
   ASSERT_EQ(trace.values.size(), want.size());
@@ -49,6 +53,38 @@ TEST(TraceSizes, ShippedModelsInt8Plan) {
   const Graph qdq = quantize_graph(g, table, {}, {}, report);
   const Graph plan = lower_qdq(qdq).graph;
   expect_trace_equals_run(plan, {{"input", random_tensor({5, 1, 28, 28}, 2)}});
+}
+
+// A plan stores the arena the executor of its backends places its own buffers in, and a run of the
+// plan at its shapes uses that arena from the first run: the same offsets, the same outputs as an
+// executor that traces its first run, and no tracing. An executor whose buffers differ does not take it.
+TEST(TraceSizes, APlansMemoryPlanIsTheOneItsRunUses) {
+  const Graph g = load_model(kFashion);
+  CalibrateOptions options;
+  options.method = "max";
+  options.stream.limit = 16;
+  const RangeTable table = calibrate(g, "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", options);
+  QuantizeReport report;
+  const Graph qdq = quantize_graph(g, table, {}, {}, report);
+  const BuiltPlan built = build_plan(qdq, "0", {{"input", {DType::Float32, {4, 1, 28, 28}}}}, backends_for("cpu"));
+  ASSERT_FALSE(built.plan.buffers.empty());
+  const Tensor x = random_tensor({4, 1, 28, 28}, 5);
+  Runnable runnable{built.plan.graph, built.plan};
+  std::string note;
+  const std::unique_ptr<Executor> planned = make_executor(runnable, "cpu", &note);
+  EXPECT_NE(note.find("the plan's"), std::string::npos) << note;
+  EXPECT_EQ(planned->memory().arena.offsets, built.plan.memory.offsets);
+  EXPECT_EQ(planned->memory().arena.arena_bytes, built.plan.memory.arena_bytes);
+  Executor traced(built.plan.graph, backends_for("cpu"));
+  const Tensor want = traced.run({{"input", x}}).at("logits"), got = planned->run({{"input", x}}).at("logits");
+  ASSERT_EQ(want.dims(), got.dims());
+  EXPECT_EQ(std::memcmp(want.raw(), got.raw(), want.nbytes()), 0);
+  EXPECT_EQ(traced.memory().arena.offsets, built.plan.memory.offsets) << "the executor's own plan differs from the stored one";
+  // A plan whose buffers are not this executor's (one of another size) is not taken.
+  std::vector<BufferLifetime> other = built.plan.buffers;
+  other[0].bytes += 64;
+  Executor another(built.plan.graph, backends_for("cpu"));
+  EXPECT_FALSE(another.use_memory_plan({TensorDesc{DType::Float32, {4, 1, 28, 28}}}, other, built.plan.memory));
 }
 
 Node make(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,

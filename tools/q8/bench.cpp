@@ -17,6 +17,8 @@
 #include "engine/io/atomic_write.h"
 #include "engine/io/log.h"
 #include "engine/plan/build_plan.h"
+#include "engine/runtime/backends.h"
+#include "engine/runtime/runnable.h"
 #include "engine/plan/reference/backend.h"
 #include "quant/optimize_for_inference.h"
 #include "tools/q8/commands.h"
@@ -67,12 +69,13 @@ struct Timing {
   double throughput() const { return double(batch) * 1000.0 / mean(); }
 };
 
-Timing time_graph(const std::string& what, Graph graph, const TensorMap& inputs, const BenchOptions& o, const std::string& device) {
+Timing time_graph(const std::string& what, Runnable runnable, const TensorMap& inputs, const BenchOptions& o, const std::string& device) {
   Timing t;
   t.what = what;
   t.batch = inputs.empty() || inputs.begin()->second.rank() == 0 ? 1 : inputs.begin()->second.dim(0);
-  const BackendList backends = plan_backends(device);
-  Executor exec(std::move(graph), backends);
+  const BackendList backends = backends_for(device);
+  const std::unique_ptr<Executor> executor = make_executor(std::move(runnable), device);
+  Executor& exec = *executor;
   for (size_t i = 0; i < exec.graph().nodes.size(); ++i) {
     const Node& n = exec.graph().nodes[i];
     t.nodes.push_back({n.describe(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, std::string(exec.placement()[i]), 0});
@@ -183,14 +186,14 @@ void bench(const BenchOptions& o) {
               o.model.c_str(), o.int8.empty() ? "(none; --int8 QDQ_MODEL|PLAN adds the INT8 engine)" : o.int8.c_str(),
               describe_device(o.device).c_str(), compute_threads(), o.warmup, o.iterations, o.profile ? "per node (host) and per device kernel" : "off");
   check_output_file("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
-  Graph model = load_runnable(o.model, false, nullptr, o.device);
-  const TensorMap inputs = gather_inputs(model, {}, o.shapes, kDefaultSeed);
+  Runnable model = load_runnable(o.model, false, nullptr, o.device);
+  const TensorMap inputs = gather_inputs(model.graph, {}, o.shapes, kDefaultSeed);
   log::info("shapes:     %s\n", describe_shapes(inputs).c_str());
   if (const auto level = graph_optimization_level(o.graph_optimization))
-    log::info("%s\n", optimize_for_inference(model, *level).summary().c_str());
+    log::info("%s\n", optimize_for_inference(model.graph, *level).summary().c_str());
   const int top = o.profile ? 15 : 0;
   // A plan given as MODEL holds fused INT8 ops: label it by what it runs, without reading it again.
-  const bool int8_model = std::any_of(model.nodes.begin(), model.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
+  const bool int8_model = std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
   std::vector<Timing> timings = {time_graph(int8_model ? "INT8" : "FP32", std::move(model), inputs, o, int8_model ? o.device : "cpu")};
   print_timing(timings[0], top);
   if (!o.int8.empty()) {

@@ -10,6 +10,7 @@
 #include "engine/io/sha256.h"
 #include "engine/onnx/import.h"
 #include "engine/plan/build_plan.h"
+#include "engine/runtime/backends.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/tensor_args.h"
 #include "tools/q8/validators.h"
@@ -45,15 +46,18 @@ void build(const BuildOptions& o) {
   const std::string device = device_section(o.device);
   const std::string bytes = read_file(o.model);
   const Graph qdq = load_model(o.model);
-  BuiltPlan b = build_plan(qdq, sha256_hex(bytes), input_descs(qdq, o.shapes));
+  BuiltPlan b = build_plan(qdq, sha256_hex(bytes), input_descs(qdq, o.shapes), backends_for(o.device));
   b.plan.device = device;
   log::info("shapes:  %s\n", b.plan.shapes.c_str());
   print_report(b, log::level() == log::Level::Debug);
-  log::info("memory plan: %zu intermediate buffers, arena %.2f MiB (peak), %.2f MiB without reuse\n", b.plan.buffers.size(),
-              double(b.plan.memory.arena_bytes) / 1048576.0, double(b.plan.memory.total_bytes) / 1048576.0);
-  if (!b.unsized.empty())
-    log::info("  %zu values sized only as the model runs (their shape depends on data), first '%s'\n", b.unsized.size(),
-              b.unsized[0].c_str());
+  int64_t all_bytes = 0;
+  for (const BufferLifetime& v : b.sizes.values) all_bytes += v.bytes;
+  log::info("memory plan: %zu buffers the executor allocates, arena %.2f MiB (peak), %.2f MiB without reuse; %zu values, %.2f MiB in all\n",
+            b.plan.buffers.size(), double(b.plan.memory.arena_bytes) / 1048576.0, double(b.plan.memory.total_bytes) / 1048576.0,
+            b.sizes.values.size(), double(all_bytes) / 1048576.0);
+  if (!b.sizes.unsized.empty())
+    log::info("  %zu values sized only as the model runs (their shape depends on data), first '%s'\n", b.sizes.unsized.size(),
+              b.sizes.unsized[0].c_str());
   const std::string plan = serialize_plan(b.plan);
   if (!device.empty()) log::info("device section: the tiles above, for %s\n", o.device.c_str());
   write_file_atomically(o.output, plan);

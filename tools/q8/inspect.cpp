@@ -7,7 +7,8 @@
 #include "engine/io/atomic_write.h"
 #include "engine/io/log.h"
 #include "engine/onnx/import.h"
-#include "engine/plan/build_plan.h"
+#include "engine/plan/plan_file.h"
+#include "engine/runtime/backends.h"
 #include "tools/q8/commands.h"
 
 namespace q8::cli {
@@ -23,9 +24,9 @@ void print_values(const char* title, const std::vector<ValueInfo>& values) {
 void print_plan(const Plan& plan) {
   log::info("plan of:   QDQ model with SHA-256 %s\n", plan.source_sha256.c_str());
   log::info("%s", plan.lowering_report.substr(0, plan.lowering_report.find('\n') + 1).c_str());
-  log::info("memory plan: %zu buffers at %s, arena %.2f MiB (peak), %.2f MiB without reuse\n", plan.buffers.size(),
+  log::info("memory plan: %zu executor buffers at %s, arena %.2f MiB (peak), %.2f MiB without reuse\n", plan.buffers.size(),
               plan.shapes.c_str(), double(plan.memory.arena_bytes) / 1048576.0, double(plan.memory.total_bytes) / 1048576.0);
-  const Executor exec(plan.graph, plan_backends());
+  const Executor exec(plan.graph, backends_for("cpu"));
   log::info("placement: %s\n%s", placement_summary(exec.placement()).c_str(), exec.placement_report(true).c_str());
 }
 
@@ -49,7 +50,7 @@ void inspect(const std::string& path) {
   for (const Node& n : g.nodes) ++counts[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
   log::info("nodes: %zu\n", g.nodes.size());
   for (const auto& [op, count] : counts) log::info("  %-28s %d\n", op.c_str(), count);
-  const std::string unsupported = unsupported_ops(g, plan_backends());
+  const std::string unsupported = unsupported_ops(g, backends_for("cpu"));
   log::info("unsupported ops: %s\n", unsupported.empty() ? "none" : unsupported.c_str());
   if (plan) print_plan(parsed);
 }

@@ -8,7 +8,8 @@
 #include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/log.h"
-#include "engine/plan/build_plan.h"
+#include "engine/plan/plan_file.h"
+#include "engine/runtime/backends.h"
 #include "quant/report.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/validators.h"
@@ -58,7 +59,7 @@ void report(const ReportOptions& o) {
     const std::string bytes = read_file(o.plan);
     check(is_plan(bytes), o.plan + ": not a q8 plan file");
     const Plan plan = parse_plan(bytes, o.plan);
-    const Executor exec(plan.graph, plan_backends());
+    const Executor exec(plan.graph, backends_for("cpu"));
     in.lowering = plan.lowering_report;
     in.placement = placement_summary(exec.placement()) + "\n" + exec.placement_report(true);
   }

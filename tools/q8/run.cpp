@@ -15,7 +15,8 @@
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
 #include "engine/onnx/tensor_proto.h"
-#include "engine/plan/build_plan.h"
+#include "engine/runtime/backends.h"
+#include "engine/runtime/runnable.h"
 #include "quant/optimize_for_inference.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/tensor_args.h"
@@ -73,12 +74,15 @@ void run(const RunOptions& o) {
               o.model.c_str(), describe_device(o.device).c_str(), o.int8 ? "int8 (QDQ lowered to fused integer ops)" : "as the model is (a plan: int8)",
               compute_threads(), o.output_dir.c_str());
   std::string lowering;
-  Graph graph = load_runnable(o.model, o.int8, &lowering, o.device);
+  Runnable runnable = load_runnable(o.model, o.int8, &lowering, o.device);
   log::info("%s", lowering.c_str());
-  const auto files = output_files(graph, o);
+  const auto files = output_files(runnable.graph, o);
   if (const auto level = graph_optimization_level(o.graph_optimization))
-    log::info("%s\n", optimize_for_inference(graph, *level).summary().c_str());
-  Executor exec(std::move(graph), plan_backends(o.device));
+    log::info("%s\n", optimize_for_inference(runnable.graph, *level).summary().c_str());
+  std::string memory;
+  const std::unique_ptr<Executor> executor = make_executor(std::move(runnable), o.device, &memory);
+  Executor& exec = *executor;
+  if (!memory.empty()) log::info("memory:     %s\n", memory.c_str());
   const std::string fallbacks = exec.placement_report(true);
   if (o.device != "cpu") log::info("placement:  %s\n%s", placement_summary(exec.placement()).c_str(), fallbacks.c_str());
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);

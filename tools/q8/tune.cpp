@@ -14,13 +14,13 @@
 #include "engine/io/atomic_write.h"
 #include "engine/io/log.h"
 #include "engine/ir/error.h"
-#include "engine/plan/build_plan.h"
+#include "engine/runtime/backends.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/validators.h"
 #if Q8_WITH_OPENCL
 #include "engine/opencl/device.h"
 #include "engine/opencl/mma_tuning.h"
-#include "engine/opencl/opencl_backend.h"
+#include "engine/runtime/devices.h"
 #endif
 
 namespace q8::cli {
@@ -124,11 +124,11 @@ void tune(const TuneOptions& o) {
     check_argument(devices[size_t(index)].tensor_cores(),
                    "--device: " + devices[size_t(index)].describe() + " has no INT8 tensor-core kernel to tune (qgemm_mma needs NVIDIA sm_80 or later)");
   const Backend& backend = opencl_backend(index);
-  const std::shared_ptr<OpenClDevice> cl = OpenClDevice::open(index);
-  const DeviceCaps& caps = cl->caps();
+  OpenClDevice& cl = opencl_device(index);
+  const DeviceCaps& caps = cl.caps();
   const std::string db = o.db.empty() ? tuning_db_path() : o.db;
   check_output_file("--json", o.json, {{"--db", db}});
-  const MmaTuning present = cl->mma_tuning();
+  const MmaTuning present = cl.mma_tuning();
   const std::vector<MmaTile> tiles = mma_candidates(caps);
   log::info("=== q8 tune ===\ndevice:     opencl:%d: %s\npresent:    qgemm_mma tiles %s (%s)\ncandidates: %zu tiles\nshapes:     %zu GEMMs "
             "(rows x K x N, class)\nrepeat:     %d runs each\ndatabase:   %s%s\n",
@@ -150,7 +150,7 @@ void tune(const TuneOptions& o) {
     for (size_t i = 0; i < cases.size(); ++i) {
       Case& c = *cases[i];
       c.prepare();
-      const double s = seconds_per_run(*cl, c, o.repeat);
+      const double s = seconds_per_run(cl, c, o.repeat);
       const Tensor y = c.output();
       if (expected.size() < cases.size()) expected.push_back(y);
       else
@@ -165,7 +165,7 @@ void tune(const TuneOptions& o) {
   };
   // A GPU's clocks ramp up under load: every case runs untimed first, so that the first tile is
   // not timed on an idle device (on the H100 it scored 142 TOPS so, against 161 warm).
-  for (auto& c : cases) c->prepare(), seconds_per_run(*cl, *c, o.repeat);
+  for (auto& c : cases) c->prepare(), seconds_per_run(cl, *c, o.repeat);
   const auto [present_tops, present_line] = time_cases("present tiles");
   log::info("[ 0/%zu] %-18s TOPS%s | geometric mean %6.1f\n", tiles.size(), "present", present_line.c_str(), geometric_mean(present_tops));
   // Per class: the best tile and its geometric mean; over all cases: the device's tile.
@@ -173,7 +173,7 @@ void tune(const TuneOptions& o) {
   std::pair<MmaTile, double> best_overall{present.tile, 0};
   nlohmann::ordered_json measured = nlohmann::ordered_json::array();
   for (size_t t = 0; t < tiles.size(); ++t) {
-    cl->use_mma_tuning(forcing(tiles[t]));
+    use_tuning(index, forcing(tiles[t]));
     const auto [tops, line] = time_cases("tile " + tiles[t].name());
     const double score = geometric_mean(tops);
     if (score > best_overall.second) best_overall = {tiles[t], score};
@@ -202,7 +202,7 @@ void tune(const TuneOptions& o) {
     figures["classes"][name] = {{"qgemm_mma", tile_score.first.name()}, {"geometric_mean_tops", tile_score.second},
                                 {"present_geometric_mean_tops", geometric_mean(was)}};
   }
-  cl->use_mma_tuning(best);
+  use_tuning(index, best);
   const auto [tuned_tops, tuned_line] = time_cases("tuning " + best.describe());
   log::info("tuned:  %s: every case at its class's tile TOPS%s | geometric mean %.1f (%.2fx the present tiles' %.1f); every tile's outputs "
             "equal\n",

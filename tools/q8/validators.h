@@ -11,7 +11,7 @@
 
 #include "engine/io/numbers.h"
 #include "engine/ir/error.h"
-#include "engine/plan/build_plan.h"
+#include "engine/runtime/backends.h"
 
 namespace q8::cli {
 

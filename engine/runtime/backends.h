@@ -1,0 +1,24 @@
+// Devices by name, as the CLI's --device takes them, and the backends a plan runs on there: for
+// "cpu", the INT8 reference then the CPU ops; for "opencl[:N]", that OpenCL device first.
+#pragma once
+
+#include <string>
+
+#include "engine/exec/executor.h"
+
+namespace q8 {
+
+// -1 for "cpu", N for "opencl" (0) or "opencl:N"; Error for anything else.
+int device_index(const std::string& device);
+// The backends in order of preference. Error for another device, or for OpenCL in a build
+// without it.
+BackendList backends_for(const std::string& device = "cpu");
+// "cpu", or the OpenCL device's description ("opencl:0: NVIDIA H200 (…); qgemm_mma tiles …").
+std::string describe_device(const std::string& device);
+// The device section `q8 build --device` writes into a plan: "" for "cpu"; for "opencl[:N]",
+// that device's tuning as it runs now (its database entry, else q8's entry, else the default),
+// recorded so that the plan runs the same tiles there whatever the database later holds. Error
+// for a device with no tuned kernel.
+std::string device_section(const std::string& device);
+
+}  // namespace q8
