@@ -19,7 +19,7 @@
 #include "engine/io/atomic_write.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
-#include "quant/optimize_for_inference.h"
+#include "engine/passes/optimize_for_inference.h"
 
 namespace fs = std::filesystem;
 using namespace q8;

@@ -4,10 +4,10 @@
 include(CMakePackageConfigHelpers)
 
 install(TARGETS q8 RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS q8_engine q8_datasets q8_calib q8_quant EXPORT q8Targets
+install(TARGETS q8_engine q8_datasets q8_calib q8_quant q8_eval EXPORT q8Targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/q8)
-foreach(dir engine datasets calib quant)
+foreach(dir engine datasets calib quant eval)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/q8/${dir}
           FILES_MATCHING PATTERN "*.h" PATTERN "models" EXCLUDE PATTERN "samples" EXCLUDE)
 endforeach()

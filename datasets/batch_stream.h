@@ -14,7 +14,7 @@
 
 #include "datasets/preprocess.h"
 #include "datasets/sample_source.h"
-#include "engine/exec/executor.h"
+#include "engine/ir/tensor_map.h"
 
 namespace q8 {
 

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "engine/io/sha256.h"
+
 namespace q8 {
 
 std::optional<int64_t> fixed_batch_size(const Graph& graph) {
@@ -75,6 +77,13 @@ std::vector<StreamInput> open_model_inputs(const Graph& graph, const std::string
     inputs.push_back(open_input(v, entry.string(), pre, options));
   }
   return inputs;
+}
+
+std::string dataset_identity(const std::vector<StreamInput>& inputs, const std::string& path) {
+  std::string origins;
+  for (const auto& in : inputs)
+    for (size_t i = 0; i < in.source->size(); ++i) origins += in.source->origin(i) + "\n";
+  return inputs[0].source->describe() + " at " + path + " (sample list sha256 " + sha256_hex(origins).substr(0, 16) + ")";
 }
 
 }  // namespace q8

@@ -22,6 +22,10 @@ struct BatchChoice {
 };
 BatchChoice choose_batch_size(const Graph& graph, std::optional<int64_t> asked, int64_t fallback, const std::string& fallback_note = "");
 
+// What the data is: its description, path, and a hash of every sample's origin (file names, or
+// file[index]) of every input, so a folder whose files changed is another dataset.
+std::string dataset_identity(const std::vector<StreamInput>& inputs, const std::string& path);
+
 std::vector<StreamInput> open_model_inputs(const Graph& graph, const std::string& path, const Preprocessing& pre,
                                            SourceOptions options);
 

@@ -9,7 +9,9 @@
 #include "engine/ir/graph_index.h"
 #include "engine/ir/rounding.h"
 #include "engine/ops/traits.h"
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
+#include "quant/activation_scales.h"
+#include "quant/marks.h"
 #include "quant/opset_upgrade.h"
 
 namespace q8 {
@@ -63,13 +65,18 @@ Tensor quantize_weight(const Tensor& w, const std::vector<float>& scales, std::o
   return q;
 }
 
-Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& options, const std::set<std::string>& exclude,
-                     QuantizeReport& report) {
-  // Exclusions must name something.
+namespace {
+
+// Exclusions must name something.
+void check_exclusions(const Graph& g, const std::set<std::string>& exclude) {
   for (const auto& e : exclude) {
     const bool found = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.name == e || n.op_type == e; });
     check_argument(found, "--exclude " + e + ": no node or op type of that name in the model");
   }
+}
+
+// Step 0: BatchNorm and constants folded, the opset raised to DequantizeLinear's axis.
+void prepare(Graph& g, QuantizeReport& report) {
   report.fold = fold_batch_norm(g);
   report.constants = fold_constants(g);
   report.opset_from = report.opset_to = g.opset();
@@ -77,63 +84,25 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
     upgrade_opset(g, kQdqOpset);
     report.opset_to = g.opset();
   }
+}
 
-  // 1. Marks.
-  const GraphIndex index(g);  // the nodes stay as they are until step 3 rebuilds them
+}  // namespace
+
+Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& options, const std::set<std::string>& exclude,
+                     QuantizeReport& report) {
+  check_exclusions(g, exclude);
+  prepare(g, report);
+  // One analysis of the prepared graph serves the steps; the nodes stay as they are until step 3.
+  const GraphIndex index(g);
   const ValueTypes types(index);
-  const MarkContext ctx{index, types, options};
-  std::vector<NodeMark> marks(g.nodes.size());
-  std::map<std::string, size_t> carrier_of;  // carrier output → node index
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    if (n.op_type == "Constant") continue;
-    if (exclude.count(n.name) || exclude.count(n.op_type)) {
-      marks[i].fp32_reason = "excluded";
-    } else if (const QuantRule rule = find_rule(n)) {
-      marks[i] = rule(n, ctx);
-    } else {
-      marks[i].fp32_reason = fp32_reason(n);
-    }
-    if (marks[i].scale_carrier && !n.inputs.empty() && !n.outputs.empty()) carrier_of[n.outputs[0]] = i;
-  }
+  const std::vector<NodeMark> marks = mark_nodes({index, types, options}, exclude);
+  const std::map<std::string, float> scales = activation_scales(index, marks, table, options.pinned);
+  materialize(g, index, marks, scales, options, report);
+  return g;
+}
 
-  // 2. Activation scales: a carrier's output takes its input's scale (Concat: the largest).
-  std::vector<std::string> missing;
-  std::map<std::string, float> scale_cache;
-  std::function<std::optional<float>(const std::string&)> scale_of = [&](const std::string& t) -> std::optional<float> {
-    if (auto it = scale_cache.find(t); it != scale_cache.end()) return it->second;
-    std::optional<float> s;
-    if (auto c = carrier_of.find(t); c != carrier_of.end() && !options.pinned.count(t)) {
-      const Node& n = g.nodes[c->second];
-      const size_t count = n.op_type == "Concat" ? n.inputs.size() : 1;
-      for (size_t k = 0; k < count; ++k) {
-        if (n.inputs[k].empty() || g.constant(n.inputs[k])) continue;
-        if (auto in = scale_of(n.inputs[k])) s = std::max(s.value_or(0.0f), *in);
-      }
-    }
-    if (!s) {
-      auto it = table.activations.find(t);
-      if (it == table.activations.end()) {
-        missing.push_back(t);
-        return std::nullopt;
-      }
-      s = float(it->second.scale());
-    }
-    scale_cache[t] = *s;
-    return s;
-  };
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const InputNeed& need : marks[i].inputs)
-      if (!need.weight) scale_of(g.nodes[i].inputs[need.input]);
-  if (!missing.empty()) {
-    std::sort(missing.begin(), missing.end());
-    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-    std::string list;
-    for (const auto& m : missing) list += (list.empty() ? "'" : ", '") + m + "'";
-    throw Error("the calibration table has no range for " + std::to_string(missing.size()) + " tensors the rules quantize: " + list);
-  }
-
-  // 3. Materialize, in one place.
+void materialize(Graph& g, const GraphIndex& index, const std::vector<NodeMark>& marks, const std::map<std::string, float>& scales,
+                 const QuantOptions& options, QuantizeReport& report) {
   const std::string zp_name = add_initializer(g, "q8_zero_point", Tensor::scalar<int8_t>(0));
   std::map<std::string, std::string> dq_of;  // activation → its DQ output
   std::map<std::string, std::string> weight_dq_of;  // weight|axis → its DQ output
@@ -142,7 +111,7 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
   std::vector<Node> at_start;                      // for graph inputs
   auto qdq_activation = [&](const std::string& t) {
     if (auto it = dq_of.find(t); it != dq_of.end()) return it->second;
-    const std::string scale = add_initializer(g, t + "_scale", Tensor::scalar<float>(*scale_of(t)));
+    const std::string scale = add_initializer(g, t + "_scale", Tensor::scalar<float>(scales.at(t)));
     Node q, dq;
     q.op_type = "QuantizeLinear", q.name = t + "_QuantizeLinear", q.inputs = {t, scale, zp_name}, q.outputs = {t + "_quantized"};
     dq.op_type = "DequantizeLinear", dq.name = t + "_DequantizeLinear", dq.inputs = {q.outputs[0], scale, zp_name};
@@ -206,7 +175,6 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
   // Weights now read through their DQ: drop float initializers nothing reads.
   drop_unused_initializers(g);
   g.value_info.clear();  // stale after the rewrite
-  return g;
 }
 
 }  // namespace q8

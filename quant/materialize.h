@@ -1,15 +1,18 @@
-// The Q/DQ pass: folds BatchNorm and constants, marks every node by its rule (quant/rules/), and inserts all
-// QuantizeLinear/DequantizeLinear nodes in one place (docs/quantization.md).
+// The Q/DQ pass, a pipeline over one analysis of the graph (docs/quantization.md): 0. BatchNorm and
+// constants folded, the opset raised; 1. every node marked by its rule (quant/marks.h); 2. every
+// quantized activation's scale (quant/activation_scales.h); 3. every QuantizeLinear and
+// DequantizeLinear inserted, in one place (materialize).
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "calib/range_table.h"
-#include "quant/fold_batch_norm.h"
-#include "quant/fold_constants.h"
+#include "engine/passes/fold_batch_norm.h"
+#include "engine/passes/fold_constants.h"
 #include "quant/rules/rule.h"
 
 namespace q8 {
@@ -27,6 +30,11 @@ struct QuantizeReport {
 // exclude holds node names and op types to leave in FP32; a name that matches nothing is an error.
 Graph quantize_graph(Graph graph, const RangeTable& table, const QuantOptions& options, const std::set<std::string>& exclude,
                      QuantizeReport& report);
+
+// Step 3: the Q/DQ pairs of the marked activations (at their scales) and the DequantizeLinear of
+// the marked weights (per channel as marked), inserted into g, which index describes as marked.
+void materialize(Graph& g, const GraphIndex& index, const std::vector<NodeMark>& marks, const std::map<std::string, float>& scales,
+                 const QuantOptions& options, QuantizeReport& report);
 
 // Per-channel scales of weight w along axis for export: max(amax, 2^-24) / 127. A ConvTranspose
 // with group g > 1 has M = g·W.shape[1] exact scales; ONNX's axis 1 holds W.shape[1], so the max

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "engine/ir/tensor.h"
-#include "engine/ops/window.h"
 
 namespace q8 {
 

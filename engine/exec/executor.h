@@ -15,18 +15,17 @@
 #include <string>
 #include <vector>
 
-#include "engine/cpu/cpu_backend.h"
+#include "engine/exec/cpu_backend.h"
 #include "engine/exec/backend.h"
 #include "engine/exec/memory_plan.h"
 #include "engine/ir/graph.h"
+#include "engine/ir/tensor_map.h"
 
 namespace q8 {
 
 // Called after node `index` ran, with its outputs on the host. An output may live in the
 // executor's arena: a hook that keeps one beyond the call keeps a clone.
 using NodeHook = std::function<void(const Node& node, size_t index, const std::vector<Tensor>& outputs)>;
-
-using TensorMap = std::map<std::string, Tensor>;
 
 // Backends in order of preference: each node runs on the first that supports it.
 using BackendList = std::vector<const Backend*>;

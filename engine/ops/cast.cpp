@@ -1,6 +1,5 @@
 // Cast: converts to the type 'to'. Float to integer truncates toward zero (as C++ and ONNX
 // Runtime do); float to float16 rounds to nearest even; anything to bool is (x != 0).
-#include "engine/onnx/tensor_proto.h"
 #include "engine/ops/op.h"
 
 namespace q8 {

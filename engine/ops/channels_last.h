@@ -1,4 +1,4 @@
-// Channels-last activations: what the layout pass (quant/channels_last_layout.h) hands between
+// Channels-last activations: what the layout pass (engine/passes/channels_last_layout.h) hands between
 // the ops of domain com.ms.internal.nhwc, as ONNX Runtime's layout transformer names them. A
 // tensor [N, C, S…] is stored as [N, S…, C]; the same values in another order, so every
 // per-element result is the one the channels-first op computes (docs/cpu.md).

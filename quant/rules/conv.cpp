@@ -1,5 +1,5 @@
 // Conv: input per tensor; weight W[M, C/g, k…] per output channel along axis 0; bias FP32.
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 #include "quant/rules/rule.h"
 
 namespace q8 {

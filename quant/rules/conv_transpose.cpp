@@ -1,7 +1,7 @@
 // ConvTranspose: input per tensor; weight W[C, M/g, k…] per output channel along axis 1 — never
 // axis 0 — with output channel o = gi·(M/g) + j; bias FP32. The export writes M/g scales on
 // axis 1 (the max over groups when g > 1, with a warning); docs/quantization.md.
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 #include "quant/rules/rule.h"
 
 namespace q8 {

@@ -1,7 +1,7 @@
 // Gemm: A per tensor (transA only changes which axis is K); a constant B per output channel
 // along axis 0 if transB, else axis 1; C FP32. A non-constant B: FP32 unless --quantize-bmm,
 // then an activation, per tensor.
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 #include "quant/rules/rule.h"
 
 namespace q8 {

@@ -1,6 +1,6 @@
 // MatMul: a constant B[…, K, N] per output channel along its last axis; with two activations
 // (attention's Q·Kᵀ and P·V) FP32 unless --quantize-bmm, then both per tensor.
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 #include "quant/rules/rule.h"
 
 namespace q8 {

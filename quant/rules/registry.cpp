@@ -1,6 +1,6 @@
 #include <map>
 
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 #include "quant/rules/rule.h"
 #include "engine/ops/value_types.h"
 #include "engine/ops/traits.h"

@@ -2,7 +2,7 @@
 // copy input 0's values and keep zeros zeros) give their output input 0's scale, so a quantized
 // consumer reads the producer's scale; Concat gives its inputs one shared scale.
 #include "engine/ops/traits.h"
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 #include "quant/rules/rule.h"
 
 namespace q8 {

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <set>
 
-#include "engine/cpu/cpu_backend.h"
+#include "engine/exec/cpu_backend.h"
 #include "engine/exec/node_runner.h"
 #include "engine/plan/reference/backend.h"
 #include "tests/cases/op_case.h"

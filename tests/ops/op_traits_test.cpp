@@ -8,7 +8,7 @@
 
 #include <set>
 
-#include "engine/cpu/cpu_backend.h"
+#include "engine/exec/cpu_backend.h"
 #include "engine/ops/traits.h"
 #include "engine/plan/lower.h"
 #include "engine/plan/reference/backend.h"

@@ -7,7 +7,7 @@
 #include "calib/weight_ranges.h"
 #include "engine/exec/executor.h"
 #include "engine/onnx/export.h"
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 #include "quant/materialize.h"
 #include "tests/ops/op_harness.h"
 

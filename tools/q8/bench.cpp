@@ -20,7 +20,7 @@
 #include "engine/runtime/backends.h"
 #include "engine/runtime/runnable.h"
 #include "engine/plan/reference/backend.h"
-#include "quant/optimize_for_inference.h"
+#include "engine/passes/optimize_for_inference.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/tensor_args.h"
 #include "tools/q8/validators.h"

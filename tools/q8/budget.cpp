@@ -10,7 +10,7 @@
 #include "datasets/progress.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/log.h"
-#include "quant/fallback.h"
+#include "eval/fallback.h"
 #include "tools/q8/dataset_options.h"
 #include "tools/q8/validators.h"
 

@@ -1,5 +1,5 @@
 // q8 quantize --budget METRIC=VALUE --data PATH: the flags, the held-back samples, and the search
-// (quant/fallback.h) with its printout and JSON.
+// (eval/fallback.h) with its printout and JSON.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -25,7 +25,7 @@ void add_budget_options(CLI::App* cmd, BudgetOptions& o);
 // The nodes to keep in FP32 so that the model meets the budget on held-back samples of
 // o.data: those after the calibration's when the table was calibrated on the same data (in its
 // order), else the first o.samples. Prints the ranking and the search; `json` receives the report
-// (quant/fallback.h's result as JSON). Error, saying how close the closest came, when no set of
+// (eval/fallback.h's result as JSON). Error, saying how close the closest came, when no set of
 // FP32 nodes meets the budget.
 std::set<std::string> nodes_for_budget(const Graph& fp32, const RangeTable& table, const std::string& calib_path,
                                        const QuantOptions& quant, const std::set<std::string>& exclude, const BudgetOptions& o,

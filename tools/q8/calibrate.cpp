@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calib/calibration_run.h"
+#include "calib/session.h"
 #include "calib/clipping.h"
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
@@ -63,14 +64,15 @@ MethodChoice method_choice(const CalibrateOptions& o) {
   return choice;
 }
 
-std::string settings_json(const CalibrateOptions& o, const std::string& dataset) {
+std::string settings_json(const CalibrateOptions& o, const CalibrationSession& session) {
+  const std::string& dataset = session.dataset();
   nlohmann::ordered_json j;
   j["method"] = o.method;
   j["percentile"] = o.percentile;
   j["bins"] = o.bins;
   j["skip_zeros"] = o.skip_zeros;
   j["overrides"] = o.overrides;
-  j["batch_size"] = o.d.stream.batch_size;
+  j["batch_size"] = session.inputs().empty() ? o.d.stream.batch_size : session.batch().size;
   j["limit"] = o.d.stream.limit;
   j["shuffle"] = o.d.stream.shuffle;
   j["seed"] = o.d.stream.seed;
@@ -94,23 +96,6 @@ void report_clipping(const std::vector<ClipWarning>& warnings, double limit, boo
   if (warnings.size() > 10) log::warn("  ... and %zu more\n", warnings.size() - 10);
 }
 
-// A resumed run must continue the same run: the same data, order and preprocessing (--force
-// accepts a mismatch), and no more samples than the data has.
-void check_resume_provenance(const HistogramFile& previous, const CalibrateOptions& o, const std::string& dataset,
-                             const std::string& order, int64_t dataset_size) {
-  if (!o.force) {
-    const auto same = [&](const std::string& what, const std::string& before, const std::string& now) {
-      check(before == now, o.resume + " was made with " + what + " '" + before + "', this run has '" + now + "' (--force resumes anyway)");
-    };
-    same("the dataset", previous.dataset, dataset);
-    same("the order", previous.order, order);
-    same("the preprocessing", previous.preprocess, o.d.pre.to_json());
-  }
-  check(o.d.data.empty() || previous.samples <= uint64_t(dataset_size),
-        o.resume + " records " + std::to_string(previous.samples) + " samples observed, but " + o.d.data + " holds " +
-            std::to_string(dataset_size));
-}
-
 // Every output path is one a file can be written to, differs from the others and from every input.
 void check_output_paths(const CalibrateOptions& o) {
   namespace fs = std::filesystem;
@@ -131,94 +116,42 @@ void check_output_paths(const CalibrateOptions& o) {
   }
 }
 
-void calibrate(CalibrateOptions o, const MpiWorld& world) {
-  // From here on Ctrl-C (or SIGTERM) stops the run between batches, with nothing half-written.
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-  o.d.resolve();
-  check_argument(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
-  check_argument(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
-  check_output_paths(o);
-  check_argument(world.size() == 1 || (o.resume.empty() && o.merge.empty()),
-                 "--resume and --merge run in one process, not in a job of " + std::to_string(world.size()) + " ranks");
-  o.d.stream.shard = world.rank(), o.d.stream.shards = world.size();
-  const MethodChoice choice = method_choice(o);
-
-  // One read of the model serves both the graph and its fingerprint.
-  const std::string model_bytes = read_file(o.model);
-  const Graph graph = parse_model(model_bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
-  const std::string sha = sha256_hex(model_bytes);
+// The session's settings from the flags.
+SessionOptions session_options(const CalibrateOptions& o, const MethodChoice& choice, const MpiWorld& world) {
+  SessionOptions s;
+  s.model = o.model, s.data = o.d.data, s.pre = o.d.pre, s.source = o.d.source, s.stream = o.d.stream;
+  s.stream.shard = world.rank(), s.stream.shards = world.size();
+  s.asked_batch = o.d.asked_batch_size();
+  s.choice = choice, s.bins = o.bins, s.skip_zeros = o.skip_zeros;
   // `max` reads statistics only: without other methods, or histograms to write, resume or merge,
   // the observers keep no histogram.
-  const bool histograms = o.method != "max" || !choice.overrides.empty() || !o.histograms.empty() || !o.resume.empty() || !o.merge.empty();
-  Calibrator calibrator(graph, {o.bins, o.skip_zeros, histograms});
-  for (const auto& [name, method] : choice.overrides) {
-    const bool op_type = std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return n.op_type == name; });
-    check_argument(op_type || calibrator.candidates().count(name), "--override " + name + "=" + method +
-                                                              ": no activation or op type of that name in the model");
-  }
-  HistogramFile previous;
-  if (!o.resume.empty()) {
-    previous = read_histograms(o.resume);
-    check(previous.model_sha256 == sha, o.resume + " was made for another model than " + o.model);
-    check(previous.bins == o.bins && previous.skip_zeros == o.skip_zeros,
-          o.resume + " was made with --bins " + std::to_string(previous.bins) + (previous.skip_zeros ? " --skip-zeros" : "") +
-              "; resume with the same settings");
-    try {
-      calibrator.merge(previous.observers);
-    } catch (const Error& e) {
-      throw e.with_context(o.resume);
-    }
-    o.d.stream.skip = int64_t(previous.samples);
-  }
-  uint64_t merged_samples = 0;
-  std::string merged_from;
-  for (const auto& path : o.merge) {
-    HistogramFile shard = read_histograms(path);
-    check(shard.model_sha256 == sha, path + " was made for another model than " + o.model);
-    check(shard.bins == o.bins && shard.skip_zeros == o.skip_zeros,
-          path + " was made with --bins " + std::to_string(shard.bins) + (shard.skip_zeros ? " --skip-zeros" : "") +
-              "; merge with the same settings");
-    try {
-      calibrator.merge(shard.observers);
-    } catch (const Error& e) {
-      throw e.with_context(path);
-    }
-    merged_samples += shard.samples;
-    merged_from += (merged_from.empty() ? "" : " + ") + shard.dataset;
-  }
+  s.keep_histograms = o.method != "max" || !choice.overrides.empty() || !o.histograms.empty() || !o.resume.empty() || !o.merge.empty();
+  s.resume = o.resume, s.merge = o.merge, s.force = o.force;
+  return s;
+}
 
+void print_settings(CalibrationSession& session, const CalibrateOptions& o, const MpiWorld& world, int streams) {
+  const Graph& graph = session.graph();
   log::info("=== q8 calibrate ===\nmodel:         %s (opset %lld, sha256 %.12s…)\n", o.model.c_str(),
-              static_cast<long long>(graph.opset()), sha.c_str());
-  const std::string order = o.d.stream.shuffle ? "shuffled with seed " + std::to_string(o.d.stream.seed) : "sorted";
-  std::unique_ptr<BatchStream> stream;
-  std::vector<StreamInput> inputs;
-  std::string dataset = merged_from;
-  if (!o.d.data.empty()) {
-    inputs = open_model_inputs(graph, o.d.data, o.d.pre, o.d.source);
-    const BatchChoice batch = choose_batch_size(graph, o.d.asked_batch_size(), calibration_batch_size(inputs), "picked for the input size");
-    o.d.stream.batch_size = batch.size;
-    dataset = dataset_identity(inputs, o.d.data);
-    if (!o.resume.empty()) check_resume_provenance(previous, o, dataset, order, int64_t(inputs[0].source->size()));
-    stream = std::make_unique<BatchStream>(inputs, o.d.pre, o.d.stream);
-    check(stream->dataset_size() > 0, o.d.data + ": holds no samples (" + inputs[0].source->describe() + ")");
-    for (const auto& in : inputs)
+            static_cast<long long>(graph.opset()), session.model_sha256().c_str());
+  if (BatchStream* stream = session.stream()) {
+    for (const auto& in : session.inputs())
       log::info("input:         %s %s, sample %s, from %s\n", in.spec.name.c_str(), std::string(dtype_name(in.spec.dtype)).c_str(),
-                  dims_to_string(in.spec.sample_dims).c_str(), in.source->describe().c_str());
+                dims_to_string(in.spec.sample_dims).c_str(), in.source->describe().c_str());
     const int64_t running = world.sum(stream->total());
+    const int64_t skip = int64_t(session.resumed_samples());
     log::info("dataset:       %lld samples, running %lld (batch %lld%s%s%s)\n", static_cast<long long>(stream->dataset_size()),
-                static_cast<long long>(running), static_cast<long long>(o.d.stream.batch_size),
-                batch.note.empty() ? "" : (", " + batch.note).c_str(),
-                o.d.stream.shuffle ? (", shuffled with seed " + std::to_string(o.d.stream.seed)).c_str() : ", sorted order",
-                o.d.stream.skip ? (", resuming after " + std::to_string(o.d.stream.skip)).c_str() : "");
+              static_cast<long long>(running), static_cast<long long>(session.batch().size),
+              session.batch().note.empty() ? "" : (", " + session.batch().note).c_str(),
+              o.d.stream.shuffle ? (", shuffled with seed " + std::to_string(o.d.stream.seed)).c_str() : ", sorted order",
+              skip ? (", resuming after " + std::to_string(skip)).c_str() : "");
     log::info("preprocessing: %s\n", o.d.pre.describe().c_str());
   }
-
-  if (!o.merge.empty()) log::info("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(merged_samples));
-  log::info("method:        %s%s, %lld bins%s\n", o.method.c_str(),
-              o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "", static_cast<long long>(o.bins),
-              o.skip_zeros ? ", zeros skipped" : "");
-  for (const auto& [k, m] : choice.overrides) log::info("override:      %s -> %s\n", k.c_str(), m.c_str());
+  if (!o.merge.empty())
+    log::info("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(session.merged_samples()));
+  log::info("method:        %s%s, %lld bins%s\n", o.method.c_str(), o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "",
+            static_cast<long long>(o.bins), o.skip_zeros ? ", zeros skipped" : "");
+  for (const auto& [k, m] : session.options().choice.overrides) log::info("override:      %s -> %s\n", k.c_str(), m.c_str());
   std::string outputs;
   if (!o.cache.empty()) {
     outputs += "cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method);
@@ -230,35 +163,57 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   if (!o.json.empty()) outputs += "json " + o.json + " ";
   if (!o.histograms.empty()) outputs += "histograms " + o.histograms;
   log::info("outputs:       %s\n", outputs.c_str());
-  const int streams = calibration_streams(o.streams);
   log::info("compute:       %d threads%s\n", compute_threads(),
-              streams > 1 ? (", " + std::to_string(streams) + " streams of " + std::to_string(std::max(1, compute_threads() / streams)) +
-                             " (batches at once)").c_str()
-                          : "");
-  if (world.size() > 1)
-    log::info("MPI:           %d ranks, each observing its share of the order; rank 0 merges and writes\n", world.size());
+            streams > 1 ? (", " + std::to_string(streams) + " streams of " + std::to_string(std::max(1, compute_threads() / streams)) +
+                           " (batches at once)").c_str()
+                        : "");
+  if (world.size() > 1) log::info("MPI:           %d ranks, each observing its share of the order; rank 0 merges and writes\n", world.size());
   std::fflush(stdout);
+}
+
+// NaN and ±Inf each tensor saw, left out of its range.
+void report_non_finite(const Calibrator& calibrator) {
+  for (const auto& [name, obs] : calibrator.observers()) {
+    const TensorStats& s = obs.stats();
+    if (s.nan || s.pos_inf || s.neg_inf)
+      log::warn("tensor '%s' had %llu NaN, %llu +Inf, %llu -Inf values (excluded from its range)\n", name.c_str(),
+                static_cast<unsigned long long>(s.nan), static_cast<unsigned long long>(s.pos_inf), static_cast<unsigned long long>(s.neg_inf));
+  }
+}
+
+void calibrate(CalibrateOptions o, const MpiWorld& world) {
+  // From here on Ctrl-C (or SIGTERM) stops the run between batches, with nothing half-written.
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  o.d.resolve();
+  check_argument(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
+  check_argument(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
+  check_output_paths(o);
+  check_argument(world.size() == 1 || (o.resume.empty() && o.merge.empty()),
+                 "--resume and --merge run in one process, not in a job of " + std::to_string(world.size()) + " ranks");
+  const MethodChoice choice = method_choice(o);
+  CalibrationSession session(session_options(o, choice, world));
+  const int streams = calibration_streams(o.streams);
+  print_settings(session, o, world, streams);
 
   CalibrationRunResult run;
   const auto start = std::chrono::steady_clock::now();
-  if (stream) {
+  if (BatchStream* stream = session.stream()) {
     Progress progress("calibrating", stream->total(), log::quiet());
-    run = run_calibration(graph, calibrator, *stream, progress, g_interrupted, {streams});
+    run = session.run(progress, g_interrupted, streams);
     for (const auto& s : stream->skipped()) log::warn("skipped %s\n", s.c_str());
-    if (!stream->skipped().empty())
-      log::warn("skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
+    if (!stream->skipped().empty()) log::warn("skipped %zu corrupt samples (--strict makes this an error)\n", stream->skipped().size());
   }
   if (world.size() > 1) {
     // Every rank's share ends at its end of the order, so an interrupted job has no prefix to
     // resume from: nothing is written.
     check(!world.any(run.interrupted), "interrupted; nothing written (a job of several ranks cannot be resumed)");
-    world.merge_to_root(calibrator);
+    world.merge_to_root(session.calibrator());
     run.samples = world.sum(run.samples), run.positions = world.sum(run.positions);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (world.rank() != 0) return;
   }
-  HistogramFile file{sha, Q8_VERSION, dataset, o.bins, o.skip_zeros,
-                     previous.samples + merged_samples + uint64_t(run.positions), calibrator.observers(), order, o.d.pre.to_json()};
+  const HistogramFile file = session.histograms(run.positions);
   if (run.interrupted) {
     if (!o.histograms.empty()) {
       write_histograms(o.histograms, file);
@@ -267,36 +222,21 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
     }
     throw Error("interrupted after " + std::to_string(file.samples) + " samples; nothing written (--histograms keeps progress)");
   }
-  check(!calibrator.observers().empty(), "no floating-point activations were observed");
-  if (stream) log::info("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
-                          run.seconds > 0 ? double(run.samples) / run.seconds : 0.0);
-  RangeTable table;
-  try {
-    table = calibrator.finalize(graph, choice);
-  } catch (const Error& e) {
-    throw e.with_context(o.d.data.empty() ? "the merged histograms (" + merged_from + ")" : "--data " + o.d.data);
-  }
-  for (const auto& [name, obs] : calibrator.observers()) {
-    const TensorStats& s = obs.stats();
-    if (s.nan || s.pos_inf || s.neg_inf)
-      log::warn("tensor '%s' had %llu NaN, %llu +Inf, %llu -Inf values (excluded from its range)\n",
-                   name.c_str(), static_cast<unsigned long long>(s.nan), static_cast<unsigned long long>(s.pos_inf),
-                   static_cast<unsigned long long>(s.neg_inf));
-  }
-  table.model_sha256 = sha, table.q8_version = Q8_VERSION, table.dataset = dataset, table.samples = file.samples;
+  if (session.stream())
+    log::info("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
+              run.seconds > 0 ? double(run.samples) / run.seconds : 0.0);
+  const RangeTable table = session.table(file.samples);
+  report_non_finite(session.calibrator());
   int degenerate = 0;
   for (const auto& [name, r] : table.activations) degenerate += r.degenerate();
   log::info("calibrated %zu activations (%d all-zero) and %zu weights\n", table.activations.size(), degenerate, table.weights.size());
   for (const auto& [name, r] : table.activations)
     log::debug("  %-44s amax %-12.6g %-10s max |x| %-12.6g clips %.3g %%", name.c_str(), r.degenerate() ? 0.0 : r.descriptor.amax[0],
                r.descriptor.method.c_str(), r.stats.max_abs, 100 * r.clipped);
-  report_clipping(clipping_warnings(calibrator, table, graph, choice.options, o.clip_limit), o.clip_limit, o.d.stream.strict);
-  // All outputs or none: each is written beside its path, and renamed once all are written.
-  StagedFiles files;
-  if (!o.histograms.empty()) files.write(o.histograms, histograms_image(file));
-  if (!o.json.empty()) files.write(o.json, format_json_table(table, settings_json(o, dataset)));
-  if (!o.cache.empty()) files.write(o.cache, format_trt_cache(make_trt_cache(table, graph, o.trt_version, trt_algorithm(o.method))));
-  files.commit();
+  report_clipping(clipping_warnings(session.calibrator(), table, session.graph(), choice.options, o.clip_limit), o.clip_limit,
+                  o.d.stream.strict);
+  write_calibration({o.histograms, o.json, o.cache, o.trt_version, trt_algorithm(o.method), settings_json(o, session)}, file, table,
+                    session.graph());
   for (const std::string* path : {&o.histograms, &o.json, &o.cache})
     if (!path->empty()) log::info("wrote %s\n", path->c_str());
 }

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "quant/optimize_for_inference.h"
+#include "engine/passes/optimize_for_inference.h"
 
 namespace q8::cli {
 
@@ -22,7 +22,7 @@ void add_tune_command(CLI::App& app);
 
 // --graph-optimization disable|extended|all for the commands that run a model (ONNX Runtime's
 // levels): "extended" folds BatchNormalization and fuses Conv with its Add and activation; "all"
-// also runs convolution regions channels-last (quant/optimize_for_inference.h).
+// also runs convolution regions channels-last (engine/passes/optimize_for_inference.h).
 inline void add_graph_optimization_option(CLI::App* cmd, std::string& level) {
   cmd->add_option("--graph-optimization", level, "graph rewrites before running FP32 models (as ONNX Runtime's levels)")
       ->capture_default_str()

@@ -1,5 +1,5 @@
 // q8 compare FP32_MODEL QDQ_MODEL --data PATH: INT8 against FP32 with the metrics the output's
-// shape calls for (quant/accuracy.h), per-layer SQNR worst first; JSON with --json;
+// shape calls for (eval/accuracy.h), per-layer SQNR worst first; JSON with --json;
 // --fail-below METRIC=VALUE exits non-zero when INT8 misses it.
 #include <algorithm>
 #include <cstdio>
@@ -10,8 +10,8 @@
 #include "engine/io/log.h"
 #include "engine/io/numbers.h"
 #include "engine/onnx/import.h"
-#include "quant/accuracy.h"
-#include "quant/blame.h"
+#include "eval/accuracy.h"
+#include "eval/blame.h"
 #include "quant/preprocess_metadata.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"

@@ -74,11 +74,5 @@ void add_dataset_options(CLI::App* cmd, DatasetOptions& o, bool auto_batch) {
       ->check(CLI::Range(0, kMaxThreads));
 }
 
-std::string dataset_identity(const std::vector<StreamInput>& inputs, const std::string& path) {
-  std::string origins;
-  for (const auto& in : inputs)
-    for (size_t i = 0; i < in.source->size(); ++i) origins += in.source->origin(i) + "\n";
-  return inputs[0].source->describe() + " at " + path + " (sample list sha256 " + sha256_hex(origins).substr(0, 16) + ")";
-}
 
 }  // namespace q8::cli

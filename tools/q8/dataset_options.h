@@ -28,8 +28,5 @@ struct DatasetOptions {
 // auto_batch: --batch-size has no fixed default; the command picks one when it is not given.
 void add_dataset_options(CLI::App* cmd, DatasetOptions& o, bool auto_batch = false);
 
-// What the data is: its description, path, and a hash of every sample's origin (file names, or
-// file[index]) of every input, so a folder whose files changed is another dataset.
-std::string dataset_identity(const std::vector<StreamInput>& inputs, const std::string& path);
 
 }  // namespace q8::cli

@@ -1,4 +1,4 @@
-// q8 report: the HTML report (quant/report.h) from the files calibrate, compare and build write.
+// q8 report: the HTML report (eval/report.h) from the files calibrate, compare and build write.
 #include <filesystem>
 #include <memory>
 
@@ -10,7 +10,7 @@
 #include "engine/io/log.h"
 #include "engine/plan/plan_file.h"
 #include "engine/runtime/backends.h"
-#include "quant/report.h"
+#include "eval/report.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/validators.h"
 

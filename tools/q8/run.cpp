@@ -17,7 +17,7 @@
 #include "engine/onnx/tensor_proto.h"
 #include "engine/runtime/backends.h"
 #include "engine/runtime/runnable.h"
-#include "quant/optimize_for_inference.h"
+#include "engine/passes/optimize_for_inference.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/tensor_args.h"
 #include "tools/q8/validators.h"

@@ -1,4 +1,4 @@
-// The budget's search (quant/fallback.h) on a chain of four convolutions whose effect on the
+// The budget's search (eval/fallback.h) on a chain of four convolutions whose effect on the
 // metric is given, not measured: the ranking orders them by their effect alone, bisection finds
 // the shortest prefix when the metric is monotone in it, and a metric that is not sends the
 // search on linearly, which finds a shorter prefix than bisection's answer.
@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "engine/ir/graph_index.h"
-#include "quant/fallback.h"
+#include "eval/fallback.h"
 #include "tests/ops/op_harness.h"
 
 namespace q8 {

@@ -1,10 +1,10 @@
-#include "quant/report.h"
+#include "eval/report.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "calib/clipping.h"
-#include "quant/report_charts.h"
+#include "eval/report_charts.h"
 
 namespace q8 {
 

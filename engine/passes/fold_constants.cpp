@@ -1,11 +1,11 @@
-#include "quant/fold_constants.h"
+#include "engine/passes/fold_constants.h"
 
 #include <map>
 #include <set>
 
 #include "engine/exec/executor.h"
 #include "engine/ops/op.h"
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 
 namespace q8 {
 

@@ -3,11 +3,11 @@
 // BatchNormalization folded into the Conv, ConvTranspose, Gemm or MatMul before it
 // (fold_batch_norm), then Conv [→ Add(·, Z)] [→ Relu | Clip] fused into one com.microsoft
 // FusedConv, whose epilogue oneDNN runs inside the convolution (engine/ops/conv.cpp) ("extended",
-// as ONNX Runtime's level); then at level "all" the layout pass (quant/channels_last_layout.h).
+// as ONNX Runtime's level); then at level "all" the layout pass (engine/passes/channels_last_layout.h).
 #pragma once
 
-#include "quant/channels_last_layout.h"
-#include "quant/fold_batch_norm.h"
+#include "engine/passes/channels_last_layout.h"
+#include "engine/passes/fold_batch_norm.h"
 
 namespace q8 {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "calib/range_table.h"
-#include "quant/accuracy.h"
+#include "eval/accuracy.h"
 #include "quant/rules/rule.h"
 
 namespace q8 {

@@ -9,7 +9,7 @@
 #include "engine/exec/executor.h"
 #include "engine/io/npy.h"
 #include "engine/onnx/import.h"
-#include "quant/fold_batch_norm.h"
+#include "engine/passes/fold_batch_norm.h"
 #include "tests/ops/op_harness.h"
 
 namespace q8 {

@@ -1,4 +1,4 @@
-#include "quant/accuracy.h"
+#include "eval/accuracy.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,8 +8,8 @@
 #include "engine/exec/executor.h"
 #include "engine/plan/lower.h"
 #include "engine/runtime/backends.h"
-#include "quant/metrics.h"
-#include "quant/qdq_pairs.h"
+#include "eval/metrics.h"
+#include "eval/qdq_pairs.h"
 
 namespace q8 {
 

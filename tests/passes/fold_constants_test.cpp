@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/exec/executor.h"
-#include "quant/fold_constants.h"
+#include "engine/passes/fold_constants.h"
 #include "tests/ops/op_harness.h"
 
 namespace q8 {

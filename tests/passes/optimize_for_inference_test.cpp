@@ -2,8 +2,8 @@
 // fused into com.microsoft FusedConv. The optimized graph computes what the original does (within
 // the rounding that BN folding moves), whichever Add operand the conv is, with Z produced after
 // the conv, with a Z that broadcasts, and per sample independently of the batch, at level
-// "extended" and at "all" (which adds the layout pass, tests/quant/channels_last_layout_test.cpp).
-#include "quant/optimize_for_inference.h"
+// "extended" and at "all" (which adds the layout pass, tests/passes/channels_last_layout_test.cpp).
+#include "engine/passes/optimize_for_inference.h"
 
 #include <gtest/gtest.h>
 

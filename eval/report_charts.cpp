@@ -1,4 +1,4 @@
-#include "quant/report_charts.h"
+#include "eval/report_charts.h"
 
 #include <algorithm>
 #include <cmath>

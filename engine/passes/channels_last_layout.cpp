@@ -1,4 +1,4 @@
-#include "quant/channels_last_layout.h"
+#include "engine/passes/channels_last_layout.h"
 
 #include <algorithm>
 #include <map>

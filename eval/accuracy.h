@@ -18,7 +18,7 @@
 #include "datasets/batch_stream.h"
 #include "datasets/progress.h"
 #include "engine/ir/graph.h"
-#include "quant/blame.h"
+#include "eval/blame.h"
 
 namespace q8 {
 

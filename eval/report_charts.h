@@ -1,4 +1,4 @@
-// The report's charts as inline SVG (quant/report.h): an |x| histogram with threshold marks, and
+// The report's charts as inline SVG (eval/report.h): an |x| histogram with threshold marks, and
 // horizontal bars.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "quant/optimize_for_inference.h"
+#include "engine/passes/optimize_for_inference.h"
 
 #include <algorithm>
 #include <limits>

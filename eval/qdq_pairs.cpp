@@ -1,4 +1,4 @@
-#include "quant/qdq_pairs.h"
+#include "eval/qdq_pairs.h"
 
 #include <map>
 #include <set>

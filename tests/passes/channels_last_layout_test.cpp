@@ -1,9 +1,9 @@
-// The layout pass (quant/channels_last_layout.h): which nodes run channels-last, where the
+// The layout pass (engine/passes/channels_last_layout.h): which nodes run channels-last, where the
 // Transposes go, and that the rewritten graph computes what the graph at level "extended" does,
 // bit for bit: the same oneDNN primitives and the same pooling order see the same values in
 // another order. The one exception is the tiling ConvTranspose, which becomes a GEMM (compared
 // within rounding, and per sample independently of the batch).
-#include "quant/channels_last_layout.h"
+#include "engine/passes/channels_last_layout.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 
 #include "engine/exec/executor.h"
 #include "engine/ops/channels_last.h"
-#include "quant/optimize_for_inference.h"
+#include "engine/passes/optimize_for_inference.h"
 #include "tests/ops/op_harness.h"
 
 namespace q8 {

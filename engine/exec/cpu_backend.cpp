@@ -1,4 +1,4 @@
-#include "engine/cpu/cpu_backend.h"
+#include "engine/exec/cpu_backend.h"
 
 namespace q8 {
 

@@ -1,4 +1,4 @@
-#include "quant/fallback.h"
+#include "eval/fallback.h"
 
 #include <algorithm>
 #include <cmath>

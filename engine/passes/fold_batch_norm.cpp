@@ -5,7 +5,7 @@
 //   Gemm           B' scaled along N (axis 0 if transB, else 1), C' = a · β·C + b, β' = 1
 //   MatMul [M,K]×[K,N]: B'[:, n] = a[n] · B[:, n], then an Add of b
 // (docs/quantization.md). Weights are copied, never changed in place: another node may share them.
-#include "quant/fold_batch_norm.h"
+#include "engine/passes/fold_batch_norm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,7 @@
 
 #include "engine/ir/weight_axis.h"
 #include "engine/ir/graph_index.h"
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 
 namespace q8 {
 

@@ -1,10 +1,10 @@
-#include "quant/blame.h"
+#include "eval/blame.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "quant/metrics.h"
-#include "quant/qdq_pairs.h"
+#include "eval/metrics.h"
+#include "eval/qdq_pairs.h"
 
 namespace q8 {
 

@@ -1,4 +1,4 @@
-#include "quant/graph_constants.h"
+#include "engine/passes/graph_constants.h"
 
 #include <set>
 

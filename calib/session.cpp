@@ -1,0 +1,123 @@
+#include "calib/session.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "calib/json_table.h"
+#include "calib/trt_cache.h"
+#include "engine/io/atomic_write.h"
+#include "engine/io/sha256.h"
+#include "engine/onnx/import.h"
+
+namespace q8 {
+
+namespace {
+
+// A histogram file continued or added must be this model's, with the same bins and zero rule.
+HistogramFile read_for(const std::string& path, const std::string& sha, const SessionOptions& o, const char* verb) {
+  HistogramFile file = read_histograms(path);
+  check(file.model_sha256 == sha, path + " was made for another model than " + o.model);
+  check(file.bins == o.bins && file.skip_zeros == o.skip_zeros, path + " was made with --bins " + std::to_string(file.bins) +
+                                                                    (file.skip_zeros ? " --skip-zeros" : "") + "; " + verb +
+                                                                    " with the same settings");
+  return file;
+}
+
+}  // namespace
+
+CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::move(options)) {
+  const SessionOptions& o = options_;
+  // One read of the model serves both the graph and its fingerprint.
+  const std::string bytes = read_file(o.model);
+  graph_ = parse_model(bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
+  sha_ = sha256_hex(bytes);
+  calibrator_ = std::make_unique<Calibrator>(graph_, ObserverOptions{o.bins, o.skip_zeros, o.keep_histograms});
+  for (const auto& [name, method] : o.choice.overrides) {
+    const bool op_type = std::any_of(graph_.nodes.begin(), graph_.nodes.end(), [&](const Node& n) { return n.op_type == name; });
+    check_argument(op_type || calibrator_->candidates().count(name),
+                   "--override " + name + "=" + method + ": no activation or op type of that name in the model");
+  }
+  HistogramFile previous;
+  if (!o.resume.empty()) {
+    previous = read_for(o.resume, sha_, o, "resume");
+    try {
+      calibrator_->merge(previous.observers);
+    } catch (const Error& e) {
+      throw e.with_context(o.resume);
+    }
+    previous_samples_ = previous.samples;
+    options_.stream.skip = int64_t(previous.samples);
+  }
+  for (const auto& path : o.merge) {
+    HistogramFile shard = read_for(path, sha_, o, "merge");
+    try {
+      calibrator_->merge(shard.observers);
+    } catch (const Error& e) {
+      throw e.with_context(path);
+    }
+    merged_samples_ += shard.samples;
+    dataset_ += (dataset_.empty() ? "" : " + ") + shard.dataset;
+  }
+  order_ = o.stream.shuffle ? "shuffled with seed " + std::to_string(o.stream.seed) : "sorted";
+  if (o.data.empty()) return;
+  inputs_ = open_model_inputs(graph_, o.data, o.pre, o.source);
+  batch_ = choose_batch_size(graph_, o.asked_batch, calibration_batch_size(inputs_), "picked for the input size");
+  options_.stream.batch_size = batch_.size;
+  dataset_ = dataset_identity(inputs_, o.data);
+  if (!o.resume.empty()) {
+    // A resumed run continues the same run: the same data, order and preprocessing (unless
+    // forced), and no more samples than the data has.
+    if (!o.force) {
+      const auto same = [&](const std::string& what, const std::string& before, const std::string& now) {
+        check(before == now, o.resume + " was made with " + what + " '" + before + "', this run has '" + now + "' (--force resumes anyway)");
+      };
+      same("the dataset", previous.dataset, dataset_);
+      same("the order", previous.order, order_);
+      same("the preprocessing", previous.preprocess, o.pre.to_json());
+    }
+    const int64_t size = int64_t(inputs_[0].source->size());
+    check(previous.samples <= uint64_t(size), o.resume + " records " + std::to_string(previous.samples) + " samples observed, but " +
+                                                  o.data + " holds " + std::to_string(size));
+  }
+  stream_ = std::make_unique<BatchStream>(inputs_, o.pre, options_.stream);
+  check(stream_->dataset_size() > 0, o.data + ": holds no samples (" + inputs_[0].source->describe() + ")");
+}
+
+CalibrationRunResult CalibrationSession::run(Progress& progress, const std::atomic<bool>& interrupt, int streams) {
+  if (!stream_) return {};
+  return run_calibration(graph_, *calibrator_, *stream_, progress, interrupt, {streams});
+}
+
+HistogramFile CalibrationSession::histograms(int64_t positions) const {
+  return {sha_,
+          Q8_VERSION,
+          dataset_,
+          options_.bins,
+          options_.skip_zeros,
+          previous_samples_ + merged_samples_ + uint64_t(positions),
+          calibrator_->observers(),
+          order_,
+          options_.pre.to_json()};
+}
+
+RangeTable CalibrationSession::table(uint64_t samples) const {
+  check(!calibrator_->observers().empty(), "no floating-point activations were observed");
+  RangeTable table;
+  try {
+    table = calibrator_->finalize(graph_, options_.choice);
+  } catch (const Error& e) {
+    throw e.with_context(options_.data.empty() ? "the merged histograms (" + dataset_ + ")" : "--data " + options_.data);
+  }
+  table.model_sha256 = sha_, table.q8_version = Q8_VERSION, table.dataset = dataset_, table.samples = samples;
+  return table;
+}
+
+void write_calibration(const CalibrationOutputs& o, const HistogramFile& histograms, const RangeTable& table, const Graph& graph) {
+  StagedFiles files;
+  if (!o.histograms.empty()) files.write(o.histograms, histograms_image(histograms));
+  if (!o.json.empty()) files.write(o.json, format_json_table(table, o.settings_json));
+  if (!o.cache.empty()) files.write(o.cache, format_trt_cache(make_trt_cache(table, graph, o.trt_version, o.trt_algorithm)));
+  files.commit();
+}
+
+}  // namespace q8

@@ -1,0 +1,21 @@
+// Step 2 of quantize_graph: the scale of every activation a rule quantizes: its range table's
+// amax / 127, except that a scale carrier's output takes its input's scale (Concat: the largest of
+// its inputs'), so a quantized consumer reads its producer's scale (docs/quantization.md).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "calib/range_table.h"
+#include "quant/rules/rule.h"
+
+namespace q8 {
+
+// Error naming every tensor the rules quantize that the table has no range for. `pinned`
+// tensors keep their own range even behind a carrier (overrides).
+std::map<std::string, float> activation_scales(const GraphIndex& index, const std::vector<NodeMark>& marks, const RangeTable& table,
+                                               const std::set<std::string>& pinned);
+
+}  // namespace q8
