@@ -149,8 +149,98 @@ const char* fused_type(const std::string& op) {
   return "QGemm";
 }
 
+// What follows the weighted op up to its Q: Relu/Clip, or a residual Add (its other input from a
+// per-tensor DQ of a non-constant value, broadcast-free) with Relu/Clip after it.
+struct Epilogue {
+  ActivationChain first, after_add{{}, ""};
+  int add = -1, residual_dq = -1;  // the Add and its other input's DequantizeLinear, or -1
+  QuantParams residual;
+  std::string tail;                // the value a Q must read to end the fusion
+  const ActivationChain& activations() const { return add >= 0 ? after_add : first; }
+};
+
+Epilogue follow_epilogue(const QdqGraph& g, const Node& op) {
+  Epilogue e;
+  e.first = follow_activations(g, op.outputs[0]);
+  e.tail = e.first.output;
+  if (!e.first.nodes.empty()) return e;
+  const int reader = g.sole_reader(op.outputs[0]);
+  if (reader < 0 || g.node(reader).op_type != "Add" || !g.node(reader).domain.empty()) return e;
+  const Node& a = g.node(reader);
+  const std::string& other = a.inputs[0] == op.outputs[0] ? a.inputs[1] : a.inputs[0];
+  std::string ignore;
+  int dr = -1;
+  if (a.inputs[0] != a.inputs[1] && (dr = g.per_tensor_dequantize(other, e.residual, ignore)) >= 0 && !g.constant(g.node(dr).inputs[0]) &&
+      !shapes_differ(g, op.outputs[0], other)) {
+    e.add = reader, e.residual_dq = dr;
+    e.after_add = follow_activations(g, a.outputs[0]);
+    e.tail = e.after_add.output;
+  }
+  return e;
+}
+
+// FP32 out: y = (float)acc · S[c] + b[c], S = s_x · s_w.
+void finish_float_output(const QdqGraph& g, const Node& op, const Weight& w, const std::vector<float>& bias, float s_x, Fusion& f) {
+  const int64_t c_out = int64_t(w.scales.size());
+  Tensor b = Tensor::from_vector<float>({c_out}, bias), s(DType::Float32, {c_out});
+  for (int64_t c = 0; c < c_out; ++c) s.data<float>()[c] = s_x * w.scales[size_t(c)];
+  const std::string bn = derived_name(g, op.name + ".bias"), sn = derived_name(g, op.name + ".scale");
+  f.initializers.emplace(bn, std::move(b));
+  f.initializers.emplace(sn, std::move(s));
+  f.fused.inputs.insert(f.fused.inputs.end(), {bn, sn});
+}
+
+// INT8 out: b_q and M per channel (docs/quantization.md), the guards, the clamp of the activations
+// folded in, and the residual's ratio R; the epilogue's nodes join the fusion.
+void finish_int8_output(const QdqGraph& g, const Node& op, const Weight& w, const std::vector<float>& bias, float s_x, float s_y,
+                        const Epilogue& e, Fusion& f) {
+  const int64_t c_out = int64_t(w.scales.size());
+  Tensor bq(DType::Int32, {c_out}), m(DType::Float32, {c_out});
+  double max_bias = 0.0;
+  const std::vector<bool> zero = zero_channels(op, w.q, c_out);
+  for (int64_t c = 0; c < c_out; ++c) {
+    const float sw = w.scales[size_t(c)];
+    double b_q;
+    float mult;
+    if (zero[size_t(c)]) {  // docs/quantization.md, "An all-zero weight channel": y_q = Q(b[c])
+      b_q = double(round_half_even(bias[size_t(c)] / s_y));
+      mult = 1.0f;
+    } else {
+      b_q = quantize_bias(bias[size_t(c)], s_x, sw);
+      mult = requant_multiplier(s_x, sw, s_y);
+      check_multiplier(mult, "M[" + std::to_string(c) + "]",
+                       "s_x = " + std::to_string(s_x) + ", s_w[c] = " + std::to_string(sw) + ", s_y = " + std::to_string(s_y));
+      max_bias = std::max(max_bias, std::fabs(b_q));
+    }
+    bq.data<int32_t>()[c] = int32_t(std::clamp(b_q, -2147483648.0, 2147483647.0));
+    m.data<float>()[c] = mult;
+  }
+  int max_weight = 0;
+  for (int64_t i = 0; i < w.q.numel(); ++i) max_weight = std::max(max_weight, std::abs(int(w.q.data<int8_t>()[i])));
+  check_accumulator(w.k, max_weight, max_bias);
+  const ClampBounds bounds = e.activations().bounds(g, s_y);
+  f.fused.attributes["lo"] = Attribute::of_int(bounds.lo);
+  f.fused.attributes["hi"] = Attribute::of_int(bounds.hi);
+  const std::string bn = derived_name(g, op.name + ".bias_q"), mn = derived_name(g, op.name + ".multiplier");
+  f.initializers.emplace(bn, std::move(bq));
+  f.initializers.emplace(mn, std::move(m));
+  f.fused.inputs.insert(f.fused.inputs.end(), {bn, mn});
+  std::vector<int> chain = e.first.nodes;
+  chain.insert(chain.end(), e.after_add.nodes.begin(), e.after_add.nodes.end());
+  if (e.add >= 0) {
+    const float ratio = scale_ratio(e.residual.scale(), s_y);
+    check_multiplier(ratio, "R", "s_r = " + std::to_string(e.residual.scale()) + ", s_z = " + std::to_string(s_y));
+    f.fused.inputs.push_back(g.node(e.residual_dq).inputs[0]);
+    f.fused.attributes["residual_scale"] = Attribute::of_float(ratio);
+    chain.push_back(e.add);
+  }
+  f.consumed.insert(f.consumed.end(), chain.begin(), chain.end());
+}
+
 }  // namespace
 
+// DQ(x), DQ(w) → Conv/ConvTranspose/Gemm/MatMul → [Relu/Clip | Add(DQ(r)) → Relu/Clip] → [Q]: one
+// fused op, INT8 out where a Q ends it, FP32 out where none does.
 std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::string& why) {
   const Node& op = g.node(anchor);
   if (op.inputs.size() < 2 || op.outputs.size() != 1) {
@@ -168,8 +258,7 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   std::optional<Weight> w = read_weight(g, op, why);
   if (!w) return std::nullopt;
   for (float& s : w->scales) s = alpha * s;  // Gemm's alpha scales the weight: s_w[c] := alpha · s_w[c]
-  const int64_t c_out = int64_t(w->scales.size());
-  const std::optional<std::vector<float>> bias = read_bias(g, op, c_out, why);
+  const std::optional<std::vector<float>> bias = read_bias(g, op, int64_t(w->scales.size()), why);
   if (!bias) return std::nullopt;
 
   Fusion f;
@@ -180,79 +269,10 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   f.fused.inputs = {g.node(dx).inputs[0], w->name};
   f.consumed = {anchor};
   if (w->quantized_here) f.initializers[w->name] = w->q;
-
-  // The chain to a Q: activations, optionally a residual Add and more activations.
-  ActivationChain first = follow_activations(g, op.outputs[0]);
-  std::vector<int> chain = first.nodes;
-  std::string tail = first.output;
-  ActivationChain after_add{{}, ""};
-  int add = -1, dr = -1;
-  QuantParams r;
-  if (first.nodes.empty()) {
-    const int reader = g.sole_reader(op.outputs[0]);
-    if (reader >= 0 && g.node(reader).op_type == "Add" && g.node(reader).domain.empty()) {
-      const Node& a = g.node(reader);
-      const std::string& other = a.inputs[0] == op.outputs[0] ? a.inputs[1] : a.inputs[0];
-      std::string ignore;
-      if (a.inputs[0] != a.inputs[1] && (dr = g.per_tensor_dequantize(other, r, ignore)) >= 0 &&
-          !g.graph().constant(g.node(dr).inputs[0]) && !shapes_differ(g, op.outputs[0], other)) {
-        add = reader;
-        after_add = follow_activations(g, a.outputs[0]);
-        tail = after_add.output;
-      }
-    }
-  }
+  const Epilogue e = follow_epilogue(g, op);
   QuantParams y;
-  if (!end_at_quantize(g, tail, f, y)) {  // FP32 out: y = (float)acc · S[c] + b[c]
-    Tensor b = Tensor::from_vector<float>({c_out}, *bias), s(DType::Float32, {c_out});
-    for (int64_t c = 0; c < c_out; ++c) s.data<float>()[c] = x.scale() * w->scales[size_t(c)];
-    const std::string bn = derived_name(g, op.name + ".bias"), sn = derived_name(g, op.name + ".scale");
-    f.initializers.emplace(bn, std::move(b));
-    f.initializers.emplace(sn, std::move(s));
-    f.fused.inputs.insert(f.fused.inputs.end(), {bn, sn});
-    return f;
-  }
-  // INT8 out: b_q, M, bounds, guards.
-  const ActivationChain& acts = add >= 0 ? after_add : first;
-  Tensor bq(DType::Int32, {c_out}), m(DType::Float32, {c_out});
-  double max_bias = 0.0;
-  const std::vector<bool> zero = zero_channels(op, w->q, c_out);
-  for (int64_t c = 0; c < c_out; ++c) {
-    const float sw = w->scales[size_t(c)], s_out = y.scale();
-    double b_q;
-    float mult;
-    if (zero[size_t(c)]) {  // docs/quantization.md, "An all-zero weight channel": y_q = Q(b[c])
-      b_q = double(round_half_even((*bias)[size_t(c)] / s_out));
-      mult = 1.0f;
-    } else {
-      b_q = quantize_bias((*bias)[size_t(c)], x.scale(), sw);
-      mult = requant_multiplier(x.scale(), sw, s_out);
-      check_multiplier(mult, "M[" + std::to_string(c) + "]",
-                       "s_x = " + std::to_string(x.scale()) + ", s_w[c] = " + std::to_string(sw) + ", s_y = " + std::to_string(s_out));
-      max_bias = std::max(max_bias, std::fabs(b_q));
-    }
-    bq.data<int32_t>()[c] = int32_t(std::clamp(b_q, -2147483648.0, 2147483647.0));
-    m.data<float>()[c] = mult;
-  }
-  int max_weight = 0;
-  for (int64_t i = 0; i < w->q.numel(); ++i) max_weight = std::max(max_weight, std::abs(int(w->q.data<int8_t>()[i])));
-  check_accumulator(w->k, max_weight, max_bias);
-  const ClampBounds bounds = acts.bounds(g, y.scale());
-  f.fused.attributes["lo"] = Attribute::of_int(bounds.lo);
-  f.fused.attributes["hi"] = Attribute::of_int(bounds.hi);
-  const std::string bn = derived_name(g, op.name + ".bias_q"), mn = derived_name(g, op.name + ".multiplier");
-  f.initializers.emplace(bn, std::move(bq));
-  f.initializers.emplace(mn, std::move(m));
-  f.fused.inputs.insert(f.fused.inputs.end(), {bn, mn});
-  chain.insert(chain.end(), after_add.nodes.begin(), after_add.nodes.end());
-  if (add >= 0) {
-    const float ratio = scale_ratio(r.scale(), y.scale());
-    check_multiplier(ratio, "R", "s_r = " + std::to_string(r.scale()) + ", s_z = " + std::to_string(y.scale()));
-    f.fused.inputs.push_back(g.node(dr).inputs[0]);
-    f.fused.attributes["residual_scale"] = Attribute::of_float(ratio);
-    chain.push_back(add);
-  }
-  f.consumed.insert(f.consumed.end(), chain.begin(), chain.end());
+  if (!end_at_quantize(g, e.tail, f, y)) finish_float_output(g, op, *w, *bias, x.scale(), f);
+  else finish_int8_output(g, op, *w, *bias, x.scale(), y.scale(), e, f);
   return f;
 }
 
