@@ -369,6 +369,15 @@ def compare_case(op):
     return gen
 
 
+def mod_case(r):
+    a, b = broadcast_shapes(r)
+    sign = np.where(r.random(size=b) < 0.5, -1, 1)
+    if r.random() < 0.5:  # integers, both rules; divisors never 0
+        x, y = r.integers(-20, 21, size=a).astype(np.int64), (r.integers(1, 7, size=b) * sign).astype(np.int64)
+        return Case("Mod", {"a": x, "b": y}, {"fmod": int(r.integers(0, 2))})
+    return Case("Mod", {"a": f32(r, *a, lo=-5, hi=5), "b": (f32(r, *b, lo=0.5, hi=2) * sign).astype(np.float32)}, {"fmod": 1})
+
+
 def shape_case(r):
     shape = shape_of(r, 1, 4)
     attrs = {}
@@ -426,7 +435,7 @@ def generators():
         "ReduceSum": reduce_case("ReduceSum"), "Softmax": softmax_case, "Flatten": flatten_case, "Expand": expand_case,
         "Where": where_case, "Clip": clip_case, "Cast": cast_case, "QuantizeLinear": quantize_case("QuantizeLinear"),
         "DequantizeLinear": quantize_case("DequantizeLinear"), "PRelu": prelu_case, "Pow": pow_case,
-        "Max": variadic_case("Max"), "Min": variadic_case("Min"), "Equal": compare_case("Equal"),
+        "Max": variadic_case("Max"), "Min": variadic_case("Min"), "Mod": mod_case, "Equal": compare_case("Equal"),
         "Greater": compare_case("Greater"), "Less": compare_case("Less"), "Shape": shape_case,
         "ConstantOfShape": constant_of_shape_case, "Constant": constant_case, "Upsample": upsample_case,
         "Dropout": dropout_case, "GlobalAveragePool": global_pool_case("GlobalAveragePool"),
