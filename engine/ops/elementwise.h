@@ -115,7 +115,8 @@ class CompareOp final : public Op {
     check(a.dtype() == b.dtype(), std::string(name_) + ": inputs have different types");
     if (a.dtype() == DType::Bool)
       return {broadcast_binary<bool, bool>(a, b, DType::Bool, name_, [&](bool x, bool y) { return f_(x, y); })};
-    check(a.dtype() != DType::Float16, std::string(name_) + ": float16 inputs are not supported");
+    if (a.dtype() == DType::Float16)
+      return {broadcast_binary<Float16, bool>(a, b, DType::Bool, name_, [&](Float16 x, Float16 y) { return f_(half_to_float(x), half_to_float(y)); })};
     return {visit_numeric(a.dtype(), [&]<typename T>() {
       return broadcast_binary<T, bool>(a, b, DType::Bool, name_, [&](T x, T y) { return f_(x, y); });
     })};
@@ -170,6 +171,89 @@ class VariadicOp final : public Op {
 template <typename F>
 std::unique_ptr<Op> make_variadic(const char* name, F f) {
   return std::make_unique<VariadicOp<F>>(name, f);
+}
+
+// y = f(x) elementwise in x's own type: float32, float16 (computed in float32) or an integer type
+// (Abs, Neg, Sign). F is a generic callable.
+template <typename F>
+class UnaryNumericOp final : public Op {
+ public:
+  UnaryNumericOp(const char* name, F f) : name_(name), f_(f) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = required_input(in, 0, name_, "X");
+    check(x.dtype() != DType::Bool, std::string(name_) + ": input type bool is not supported");
+    Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
+    if (x.dtype() == DType::Float16) {
+      for (int64_t i = 0; i < x.numel(); ++i) y.data<Float16>()[i] = float_to_half(float(f_(half_to_float(x.data<Float16>()[i]))));
+      return {std::move(y)};
+    }
+    visit_numeric(x.dtype(), [&]<typename T>() {
+      const T* src = x.data<T>();
+      T* dst = y.data<T>();
+      parallel_for(x.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) dst[i] = T(f_(src[i]));
+      });
+    });
+    return {std::move(y)};
+  }
+
+ private:
+  const char* name_;
+  F f_;
+};
+
+template <typename F>
+std::unique_ptr<Op> make_unary_numeric(const char* name, F f) {
+  return std::make_unique<UnaryNumericOp<F>>(name, f);
+}
+
+// A bool predicate of each element of a float32 or float16 tensor (IsNaN, IsInf).
+template <typename F>
+class FloatPredicateOp final : public Op {
+ public:
+  FloatPredicateOp(const char* name, F f) : name_(name), f_(f) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& x = required_input(in, 0, name_, "X");
+    check(x.dtype() == DType::Float32 || x.dtype() == DType::Float16,
+          std::string(name_) + ": input type " + std::string(dtype_name(x.dtype())) + " is not supported (float32, float16)");
+    Tensor y = Tensor::uninitialized(DType::Bool, x.dims());
+    bool* dst = y.data<bool>();
+    for (int64_t i = 0; i < x.numel(); ++i)
+      dst[i] = f_(x.dtype() == DType::Float16 ? half_to_float(x.data<Float16>()[i]) : x.data<float>()[i]);
+    return {std::move(y)};
+  }
+
+ private:
+  const char* name_;
+  F f_;
+};
+
+template <typename F>
+std::unique_ptr<Op> make_float_predicate(const char* name, F f) {
+  return std::make_unique<FloatPredicateOp<F>>(name, f);
+}
+
+// A logical op of two bool tensors with numpy broadcasting (And, Or, Xor).
+template <typename F>
+class LogicalOp final : public Op {
+ public:
+  LogicalOp(const char* name, F f) : name_(name), f_(f) {}
+  std::vector<Tensor> run(const Inputs& in) const override {
+    const Tensor& a = required_input(in, 0, name_, "A");
+    const Tensor& b = required_input(in, 1, name_, "B");
+    check(a.dtype() == DType::Bool && b.dtype() == DType::Bool, std::string(name_) + ": inputs must be bool, got " +
+                                                                   std::string(dtype_name(a.dtype())) + " and " + std::string(dtype_name(b.dtype())));
+    return {broadcast_binary<bool, bool>(a, b, DType::Bool, name_, [&](bool x, bool y) { return f_(x, y); })};
+  }
+
+ private:
+  const char* name_;
+  F f_;
+};
+
+template <typename F>
+std::unique_ptr<Op> make_logical(const char* name, F f) {
+  return std::make_unique<LogicalOp<F>>(name, f);
 }
 
 // Input i as a float32 tensor of a op, or an Error naming the op.

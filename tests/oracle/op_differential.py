@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every registered op against ONNX Runtime on randomly generated cases, degenerate ones included.
 
-    op_differential.py --q8 Q8 --ort-dir DIR --work DIR [--seed N] [--cases-per-op N]
+    op_differential.py --q8 Q8 --ort-dir DIR --work DIR [--seed N] [--cases-per-op N] [--ops A,B]
 
 Each case is a one-node model with random inputs: kernels larger than the input, pads larger
 than the kernel, strides larger than the input, dilations, groups, 1x1 and 0-size dimensions,
@@ -378,6 +378,58 @@ def mod_case(r):
     return Case("Mod", {"a": f32(r, *a, lo=-5, hi=5), "b": (f32(r, *b, lo=0.5, hi=2) * sign).astype(np.float32)}, {"fmod": 1})
 
 
+def logical_case(op):
+    def gen(r):
+        a, b = broadcast_shapes(r)
+        return Case(op, {"a": r.random(size=a) < 0.5, "b": r.random(size=b) < 0.5})
+    return gen
+
+
+def not_case(r):
+    return Case("Not", {"x": r.random(size=shape_of(r, 0, 4)) < 0.5})
+
+
+def special_floats(r, shape):
+    """Floats with NaN, +Inf and −Inf sprinkled in."""
+    x = f32(r, *shape, lo=-3, hi=3)
+    pick = r.random(size=shape)
+    x[pick < 0.15] = np.nan
+    x[(pick >= 0.15) & (pick < 0.3)] = np.inf
+    x[(pick >= 0.3) & (pick < 0.45)] = -np.inf
+    return x
+
+
+def is_nan_case(r):
+    return Case("IsNaN", {"x": special_floats(r, shape_of(r, 0, 4))})
+
+
+def is_inf_case(r):
+    attrs = {} if r.random() < 0.4 else {"detect_negative": int(r.integers(0, 2)), "detect_positive": int(r.integers(0, 2))}
+    return Case("IsInf", {"x": special_floats(r, shape_of(r, 0, 4))}, attrs)
+
+
+def signed_numeric_case(op):
+    """Float32 (with halves and exact integers) or int64/int32 inputs: Abs, Neg, Sign."""
+    def gen(r):
+        shape = shape_of(r, 0, 4)
+        if r.random() < 0.5:
+            dtype = np.int64 if r.random() < 0.6 else np.int32
+            return Case(op, {"x": r.integers(-9, 10, size=shape).astype(dtype)})
+        return Case(op, {"x": ((f32(r, *shape, lo=-6, hi=6) * 2).round() / 2).astype(np.float32)})
+    return gen
+
+
+def rounding_case(op):
+    """Floor, Ceil, Round on values with many exact halves and integers."""
+    def gen(r):
+        shape = shape_of(r, 0, 4)
+        x = f32(r, *shape, lo=-6, hi=6)
+        halves = r.random(size=shape) < 0.5
+        x[halves] = (x[halves] * 2).round() / 2
+        return Case(op, {"x": x})
+    return gen
+
+
 def shape_case(r):
     shape = shape_of(r, 1, 4)
     attrs = {}
@@ -420,7 +472,12 @@ def generators():
         "Add": binary_case("Add"), "Sub": binary_case("Sub"), "Mul": binary_case("Mul"),
         "Div": binary_case("Div", lambda r, s: np.where(r.random(size=s) < 0.5, -1, 1).astype(np.float32) *
                            f32(r, *s, lo=0.5, hi=2)),
-        "Abs": unary_case("Abs"), "Neg": unary_case("Neg"), "Relu": unary_case("Relu"), "Exp": unary_case("Exp"),
+        "Abs": signed_numeric_case("Abs"), "Neg": signed_numeric_case("Neg"), "Sign": signed_numeric_case("Sign"),
+        "Floor": rounding_case("Floor"), "Ceil": rounding_case("Ceil"), "Round": rounding_case("Round"),
+        "Sin": unary_case("Sin", -7, 7), "Cos": unary_case("Cos", -7, 7), "Softplus": unary_case("Softplus", -30, 30),
+        "And": logical_case("And"), "Or": logical_case("Or"), "Xor": logical_case("Xor"), "Not": not_case,
+        "IsNaN": is_nan_case, "IsInf": is_inf_case, "GreaterOrEqual": compare_case("GreaterOrEqual"),
+        "LessOrEqual": compare_case("LessOrEqual"), "Relu": unary_case("Relu"), "Exp": unary_case("Exp"),
         "Log": unary_case("Log", 0.01, 5.0), "Sqrt": unary_case("Sqrt", 0.0, 5.0), "Erf": unary_case("Erf"),
         "Reciprocal": unary_case("Reciprocal", 0.5, 3.0), "Sigmoid": unary_case("Sigmoid", -10, 10),
         "Tanh": unary_case("Tanh"), "Identity": unary_case("Identity"),
@@ -578,7 +635,9 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--cases-per-op", type=int, default=6)
+    ap.add_argument("--ops", help="only these ops, comma-separated (all registered ops by default)")
     a = ap.parse_args()
+    only = set(a.ops.split(",")) if a.ops else None
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     tally = Tally()
@@ -590,7 +649,7 @@ def main():
 
     cases = []
     for op in registered_ops():
-        if op not in gens:
+        if op not in gens or (only and op not in only):
             continue
         many = a.cases_per_op * (4 if op in ("Conv", "ConvTranspose", "MaxPool", "AveragePool") else
                                  2 if op in ("Add", "Mul", "MatMul", "Gemm", "Resize", "Slice") else 1)
@@ -634,7 +693,7 @@ def main():
         if not os.path.exists(os.path.join(d, "ort", "error.txt")):
             ran[case.op] = ran.get(case.op, 0) + 1
     for op in registered_ops():
-        if op in gens:
+        if op in gens and (not only or op in only):
             tally.check(f"{op}: ONNX Runtime ran {ran.get(op, 0)} cases, q8 agreed on {by_op.get(op, 0)} in all",
                         "" if ran.get(op, 0) > 0 else "no case ran in ONNX Runtime: nothing was compared")
     return tally.finish()

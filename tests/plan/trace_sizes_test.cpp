@@ -38,19 +38,24 @@ void expect_trace_equals_run(const Graph& graph, const TensorMap& inputs) {
 
 const char* kFashion = Q8_SOURCE_DIR "/datasets/models/fashion_cnn.onnx";
 
-TEST(TraceSizes, ShippedModelInFp32) {
-  const Graph g = load_model(kFashion);
-  expect_trace_equals_run(g, {{"input", random_tensor({3, 1, 28, 28}, 1)}});
-}
-
-TEST(TraceSizes, ShippedModelsInt8Plan) {
+// The shipped model with QDQ pairs from 16 calibration images, max ranges.
+Graph fashion_qdq() {
   const Graph g = load_model(kFashion);
   CalibrateOptions options;
   options.method = "max";
   options.stream.limit = 16;
   const RangeTable table = calibrate(g, "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", options);
   QuantizeReport report;
-  const Graph qdq = quantize_graph(g, table, {}, {}, report);
+  return quantize_graph(g, table, {}, {}, report);
+}
+
+TEST(TraceSizes, ShippedModelInFp32) {
+  const Graph g = load_model(kFashion);
+  expect_trace_equals_run(g, {{"input", random_tensor({3, 1, 28, 28}, 1)}});
+}
+
+TEST(TraceSizes, ShippedModelsInt8Plan) {
+  const Graph qdq = fashion_qdq();
   const Graph plan = lower_qdq(qdq).graph;
   expect_trace_equals_run(plan, {{"input", random_tensor({5, 1, 28, 28}, 2)}});
 }
@@ -59,13 +64,7 @@ TEST(TraceSizes, ShippedModelsInt8Plan) {
 // plan at its shapes uses that arena from the first run: the same offsets, the same outputs as an
 // executor that traces its first run, and no tracing. An executor whose buffers differ does not take it.
 TEST(TraceSizes, APlansMemoryPlanIsTheOneItsRunUses) {
-  const Graph g = load_model(kFashion);
-  CalibrateOptions options;
-  options.method = "max";
-  options.stream.limit = 16;
-  const RangeTable table = calibrate(g, "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", options);
-  QuantizeReport report;
-  const Graph qdq = quantize_graph(g, table, {}, {}, report);
+  const Graph qdq = fashion_qdq();
   const BuiltPlan built = build_plan(qdq, "0", {{"input", {DType::Float32, {4, 1, 28, 28}}}}, backends_for("cpu"));
   ASSERT_FALSE(built.plan.buffers.empty());
   const Tensor x = random_tensor({4, 1, 28, 28}, 5);

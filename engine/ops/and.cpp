@@ -1,0 +1,10 @@
+// And: C = A && B elementwise on bool tensors, with numpy broadcasting.
+#include "engine/ops/elementwise.h"
+
+namespace q8 {
+
+std::unique_ptr<Op> create_and(const Node&, const OpContext&) {
+  return make_logical("And", [](bool a, bool b) { return a && b; });
+}
+
+}  // namespace q8
