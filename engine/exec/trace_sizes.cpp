@@ -4,11 +4,20 @@
 
 #include "engine/exec/executor.h"
 #include "engine/ir/graph_index.h"
+#include "engine/onnx/import.h"
 #include "engine/onnx/node_shapes.h"
+#include "engine/ops/traits.h"
 
 namespace q8 {
 
 namespace {
+
+// Whether libonnx's schema of node (its newest up to opset 17) describes it at this opset.
+bool libonnx_schema_holds(const Node& node, int64_t opset) {
+  if (opset <= kLibOnnxOpset) return true;
+  const OpTraits* traits = find_traits(node);
+  return traits && (traits->changed_after_17 == 0 || traits->changed_after_17 > opset);
+}
 
 // A value this small, computed from values known before running, is computed while tracing: the
 // shape subgraphs of exports (Shape → Gather → Concat → Reshape) and their masks' indices.
@@ -68,7 +77,7 @@ SizeTrace Executor::trace_sizes(const std::vector<TensorDesc>& input_descs) {
         }
         for (size_t k = 0; k < out.size() && k < reshaped_[i].outputs.size(); ++k) out[k] = reshaped_[i].outputs[k];
         const bool all_sized = std::all_of(out.begin(), out.end(), [](const auto& d) { return d.has_value(); });
-        if (!all_sized) {
+        if (!all_sized && libonnx_schema_holds(node, graph_.opset())) {
           const auto inferred = infer_with_schema(node, graph_.opset(), in, values);
           for (size_t k = 0; k < out.size(); ++k)
             if (!out[k]) out[k] = inferred[k];

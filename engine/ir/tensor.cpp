@@ -127,6 +127,22 @@ Tensor Tensor::clone() const {
   return copy;
 }
 
+Tensor Tensor::widened() const {
+  Tensor out = uninitialized(DType::Float32, dims_);
+  const Float16* src = data<Float16>();
+  float* dst = out.data<float>();
+  for (int64_t i = 0; i < numel(); ++i) dst[i] = half_to_float(src[i]);
+  return out;
+}
+
+Tensor Tensor::narrowed() const {
+  Tensor out = uninitialized(DType::Float16, dims_);
+  const float* src = data<float>();
+  Float16* dst = out.data<Float16>();
+  for (int64_t i = 0; i < numel(); ++i) dst[i] = float_to_half(src[i]);
+  return out;
+}
+
 void Tensor::check_type(DType wanted) const {
   // On every data<T>() call: the messages are built only when a check fails.
   if (handle_) throw Error("a tensor in device memory was read on the host");

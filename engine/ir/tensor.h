@@ -89,6 +89,10 @@ class Tensor {
   Tensor reshaped(const Dims& dims) const;
   // A deep copy.
   Tensor clone() const;
+  // A float16 tensor's values as float32, or a float32 tensor's as float16 (rounded to nearest
+  // even); any other pair is an Error.
+  Tensor widened() const;
+  Tensor narrowed() const;
 
   // Integer contents (int32 or int64 tensors), as used by shape-carrying inputs.
   std::vector<int64_t> to_int64s() const;

@@ -8,7 +8,11 @@
 namespace q8 {
 
 // The newest default-domain opset q8 accepts.
-inline constexpr int64_t kMaxOpset = 17;
+inline constexpr int64_t kMaxOpset = 22;
+// The newest default-domain opset Debian's libonnx knows. onnx::checker and ONNX's shape inference
+// apply to a model within it (and within libonnx's IR version); a newer model is checked by
+// q8's own rules (docs/ops.md, "Opsets newer than libonnx").
+inline constexpr int64_t kLibOnnxOpset = 17;
 // The oldest default-domain opset q8 accepts.
 inline constexpr int64_t kMinOpset = 1;
 

@@ -1,6 +1,7 @@
 // Pad: pads = [begin…, end…] per axis (negative values crop). Modes: constant (value, 0 by
-// default), reflect (mirror without repeating the edge), edge (repeat the edge). Opset < 11:
-// pads and value are attributes; from 11: inputs 1 (pads) and 2 (constant_value).
+// default), reflect (mirror without repeating the edge), edge (repeat the edge), wrap (opset 19:
+// continue from the other end). Opset < 11: pads and value are attributes; from 11: inputs 1
+// (pads) and 2 (constant_value); from 18 input 3 (axes) names the axes pads speaks of.
 #include <cstring>
 
 #include "engine/cpu/parallel.h"
@@ -13,8 +14,8 @@ namespace {
 class Pad final : public Op {
  public:
   Pad(const Node& node, int64_t opset) : attr_form_(opset < 11), mode_(node.attr_string("mode", "constant")), name_(node.describe()) {
-    check(mode_ == "constant" || mode_ == "reflect" || mode_ == "edge",
-          name_ + ": mode '" + mode_ + "' is not constant, reflect or edge");
+    check(mode_ == "constant" || mode_ == "reflect" || mode_ == "edge" || mode_ == "wrap",
+          name_ + ": mode '" + mode_ + "' is not constant, reflect, edge or wrap");
     if (attr_form_) pads_ = node.attr_ints(opset < 2 ? "paddings" : "pads"), value_ = node.attr_float("value", 0.0f);
   }
 
@@ -25,6 +26,7 @@ class Pad final : public Op {
     if (!attr_form_) {
       pads = required_input(in, 1, "Pad", "pads").to_int64s();
       if (const Tensor* v = optional_input(in, 2); v && v->numel() > 0) value = *v;
+      if (const Tensor* a = optional_input(in, 3)) pads = pads_of_axes(pads, a->to_int64s(), x.rank());
     }
     const size_t rank = x.rank();
     check(pads.size() == 2 * rank, name_ + ": pads has " + std::to_string(pads.size()) + " values for rank " + std::to_string(rank));
@@ -34,7 +36,8 @@ class Pad final : public Op {
       check(out_dims[d] >= 0, name_ + ": pads crop axis " + std::to_string(d) + " below zero");
       if (mode_ == "reflect") check(x.dim(d) > 1 || (pads[d] <= 0 && pads[d + rank] <= 0),
                                     name_ + ": reflect padding needs at least 2 elements on axis " + std::to_string(d));
-      if (mode_ == "edge") check(x.dim(d) > 0 || out_dims[d] == 0, name_ + ": edge padding of an empty axis");
+      if (mode_ == "edge" || mode_ == "wrap")
+        check(x.dim(d) > 0 || out_dims[d] == 0, name_ + ": " + mode_ + " padding of an empty axis");
     }
     Tensor y(x.dtype(), out_dims);
     const size_t elem = dtype_size(x.dtype());
@@ -76,12 +79,28 @@ class Pad final : public Op {
   }
 
  private:
+  // Pads of every axis from pads [begin…, end…] of the given axes (0 for the others).
+  std::vector<int64_t> pads_of_axes(const std::vector<int64_t>& pads, const std::vector<int64_t>& axes, size_t rank) const {
+    check(pads.size() == 2 * axes.size(), name_ + ": pads has " + std::to_string(pads.size()) + " values for " +
+                                              std::to_string(axes.size()) + " axes");
+    std::vector<int64_t> all(2 * rank, 0);
+    std::vector<bool> seen(rank, false);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const size_t d = size_t(normalize_axis(axes[k], int64_t(rank), "Pad"));
+      check(!seen[d], name_ + ": axes names axis " + std::to_string(d) + " twice");
+      seen[d] = true;
+      all[d] = pads[k], all[d + rank] = pads[k + axes.size()];
+    }
+    return all;
+  }
+
   // The input index read for index i of an axis of n elements (i may lie outside [0, n)), or -1
   // where the constant fills.
   int64_t source_index(int64_t i, int64_t n) const {
     if (i >= 0 && i < n) return i;
     if (mode_ == "constant") return -1;
     if (mode_ == "edge") return i < 0 ? 0 : n - 1;
+    if (mode_ == "wrap") return ((i % n) + n) % n;
     const int64_t period = 2 * (n - 1);  // reflect
     i = ((i % period) + period) % period;
     return i >= n ? period - i : i;

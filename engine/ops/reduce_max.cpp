@@ -4,19 +4,8 @@
 
 namespace q8 {
 
-namespace {
-class ReduceMax final : public Op {
- public:
-  explicit ReduceMax(ReduceAttrs attrs) : attrs_(std::move(attrs)) {}
-  std::vector<Tensor> run(const Inputs& in) const override { return {reduce(in, attrs_, ReduceKind::Max, "ReduceMax")}; }
-
- private:
-  ReduceAttrs attrs_;
-};
-}  // namespace
-
 std::unique_ptr<Op> create_reduce_max(const Node& node, const OpContext& ctx) {
-  return std::make_unique<ReduceMax>(read_reduce_attrs(node, ctx.opset >= 18));
+  return make_reduce(node, ctx, ReduceKind::Max, "ReduceMax", 18);
 }
 
 }  // namespace q8

@@ -4,19 +4,8 @@
 
 namespace q8 {
 
-namespace {
-class ReduceMean final : public Op {
- public:
-  explicit ReduceMean(ReduceAttrs attrs) : attrs_(std::move(attrs)) {}
-  std::vector<Tensor> run(const Inputs& in) const override { return {reduce(in, attrs_, ReduceKind::Mean, "ReduceMean")}; }
-
- private:
-  ReduceAttrs attrs_;
-};
-}  // namespace
-
 std::unique_ptr<Op> create_reduce_mean(const Node& node, const OpContext& ctx) {
-  return std::make_unique<ReduceMean>(read_reduce_attrs(node, ctx.opset >= 18));
+  return make_reduce(node, ctx, ReduceKind::Mean, "ReduceMean", 18);
 }
 
 }  // namespace q8

@@ -1,6 +1,7 @@
-// Resize (opsets 10, 11, 13): inputs X, roi, scales, sizes (opset 10: X, scales). Output size is
-// sizes, or floor(in · scale). Opset 10 behaves as Upsample: asymmetric coordinates, nearest
-// rounds down. Cubic mode is not supported.
+// Resize (opsets 10, 11, 13, 18, 19): inputs X, roi, scales, sizes (opset 10: X, scales). Output
+// size is sizes, or floor(in · scale); from opset 18 they may name some axes only (`axes`), and
+// keep_aspect_ratio_policy may fit sizes to one scale. Opset 10 behaves as Upsample: asymmetric
+// coordinates, nearest rounds down. antialias = 1 is refused.
 #include "engine/ops/op.h"
 #include "engine/ops/resize_common.h"
 
@@ -13,7 +14,7 @@ class Resize final : public Op {
 
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = required_input(in, 0, "Resize", "X");
-    const ResizeTarget t = resize_target(x.dims(), in, opset_, name_);
+    const ResizeTarget t = resize_target(x.dims(), in, opset_, attrs_, name_);
     return {interpolate(x, t.out, t.scales, t.roi, attrs_)};
   }
 

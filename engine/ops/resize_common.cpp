@@ -11,15 +11,17 @@
 namespace q8 {
 
 void check_resize_attrs(const ResizeAttrs& a, const std::string& name) {
-  check(a.mode == "nearest" || a.mode == "linear",
-        name + ": mode '" + a.mode + "' is not supported (nearest and linear are)");
+  check(a.mode == "nearest" || a.mode == "linear" || a.mode == "cubic",
+        name + ": mode '" + a.mode + "' is not supported (nearest, linear and cubic are)");
   const std::string& c = a.coordinate_mode;
-  check(c == "half_pixel" || c == "pytorch_half_pixel" || c == "align_corners" || c == "asymmetric" ||
-            c == "tf_half_pixel_for_nn" || c == "tf_crop_and_resize",
+  check(c == "half_pixel" || c == "half_pixel_symmetric" || c == "pytorch_half_pixel" || c == "align_corners" ||
+            c == "asymmetric" || c == "tf_half_pixel_for_nn" || c == "tf_crop_and_resize",
         name + ": coordinate_transformation_mode '" + c + "' is not supported");
   const std::string& n = a.nearest_mode;
   check(n == "round_prefer_floor" || n == "round_prefer_ceil" || n == "floor" || n == "ceil",
         name + ": nearest_mode '" + n + "' is not supported");
+  const std::string& k = a.keep_aspect_ratio_policy;
+  check(k == "stretch" || k == "not_larger" || k == "not_smaller", name + ": keep_aspect_ratio_policy '" + k + "' is not supported");
 }
 
 namespace {
@@ -33,6 +35,10 @@ double original_coordinate(double x, float scale, int64_t in_len, double out_len
                            double roi_end, const std::string& mode) {
   const float xf = float(x);
   if (mode == "half_pixel") return (xf + 0.5f) / scale - 0.5f;
+  if (mode == "half_pixel_symmetric") {  // opset 19: the half-pixel grid centred on the input
+    const double adjustment = double(out_count) / out_len, center = double(in_len) / 2;
+    return center * (1 - adjustment) + (x + 0.5) / double(scale) - 0.5;
+  }
   if (mode == "pytorch_half_pixel") return out_count > 1 ? (xf + 0.5f) / scale - 0.5f : 0.0f;
   if (mode == "align_corners") return out_len == 1 ? 0.0 : x * double(in_len - 1) / (out_len - 1);
   if (mode == "asymmetric") return xf / scale;
@@ -50,20 +56,28 @@ int64_t nearest_index(double x, const std::string& mode) {
   return int64_t(std::round(x));
 }
 
-AxisTaps axis_taps(int64_t in_len, int64_t out_len, float scale, double roi_start, double roi_end, const ResizeAttrs& a) {
-  AxisTaps t;
+}  // namespace
+
+double source_coordinate(int64_t o, int64_t in_len, int64_t out_len, float scale, double roi_start, double roi_end,
+                         const std::string& mode) {
   double resized = double(in_len) * double(scale);
   if (std::fabs(resized - double(out_len)) < 1e-4 * double(out_len)) resized = double(out_len);  // sizes given
+  return original_coordinate(double(o), scale, in_len, resized, out_len, roi_start, roi_end, mode);
+}
+
+namespace {
+
+AxisTaps axis_taps(int64_t in_len, int64_t out_len, float scale, double roi_start, double roi_end, const ResizeAttrs& a) {
+  AxisTaps t;
   for (int64_t o = 0; o < out_len; ++o) {
-    const double x =
-        original_coordinate(double(o), scale, in_len, resized, out_len, roi_start, roi_end, a.coordinate_mode);
+    const double x = source_coordinate(o, in_len, out_len, scale, roi_start, roi_end, a.coordinate_mode);
     const bool outside = a.coordinate_mode == "tf_crop_and_resize" && (x < 0 || x > double(in_len - 1));
     int64_t i0, i1;
     float w0, w1;
     if (a.mode == "nearest") {
       i0 = i1 = std::clamp<int64_t>(nearest_index(x, a.nearest_mode), 0, in_len - 1);
       w0 = 1, w1 = 0;
-    } else {
+    } else {  // linear (cubic reads its own taps: resize_cubic.cpp)
       const double f = std::floor(x);
       const double r = x - f;
       i0 = std::clamp<int64_t>(int64_t(f), 0, in_len - 1);
@@ -133,7 +147,12 @@ ResizeAttrs resize_attrs(const Node& node, int64_t opset) {
     a.coordinate_mode = node.attr_string("coordinate_transformation_mode", "half_pixel");
     a.nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor");
     a.extrapolation_value = node.attr_float("extrapolation_value", 0.0f);
-    check(node.attr_int("exclude_outside", 0) == 0 || a.mode != "cubic", node.describe() + ": exclude_outside needs cubic mode");
+    a.cubic_coeff_a = node.attr_float("cubic_coeff_a", -0.75f);
+    a.exclude_outside = node.attr_int("exclude_outside", 0) != 0;
+    a.axes = node.attr_ints("axes");
+    a.keep_aspect_ratio_policy = node.attr_string("keep_aspect_ratio_policy", "stretch");
+    check(node.attr_int("antialias", 0) == 0,
+          node.describe() + ": antialias = 1 is not supported (resizing without the antialiasing filter is)");
   } else {
     a.coordinate_mode = "asymmetric";
     a.nearest_mode = "floor";
@@ -142,28 +161,65 @@ ResizeAttrs resize_attrs(const Node& node, int64_t opset) {
   return a;
 }
 
-ResizeTarget resize_target(const Dims& x, const Inputs& in, int64_t opset, const std::string& name) {
+ResizeTarget resize_target(const Dims& x, const Inputs& in, int64_t opset, const ResizeAttrs& a, const std::string& name) {
   const size_t rank = x.size();
   ResizeTarget t;
+  std::vector<float> scales, roi;
   Dims sizes;
   if (opset < 11) {
-    t.scales = required_input(in, 1, "Resize", "scales").to_floats();
+    scales = required_input(in, 1, "Resize", "scales").to_floats();
   } else {
-    if (const Tensor* r = optional_input(in, 1); r && r->numel() > 0) t.roi = r->to_floats();
-    if (const Tensor* s = optional_input(in, 2); s && s->numel() > 0) t.scales = s->to_floats();
+    if (const Tensor* r = optional_input(in, 1); r && r->numel() > 0) roi = r->to_floats();
+    if (const Tensor* s = optional_input(in, 2); s && s->numel() > 0) scales = s->to_floats();
     if (const Tensor* s = optional_input(in, 3); s && s->numel() > 0) sizes = s->to_int64s();
   }
-  check(t.scales.empty() != sizes.empty(), name + ": exactly one of scales and sizes must be given");
-  t.out.resize(rank);
-  if (!sizes.empty()) {
-    check(sizes.size() == rank, name + ": sizes has " + std::to_string(sizes.size()) + " values for rank " + std::to_string(rank));
-    t.scales.resize(rank);
-    for (size_t d = 0; d < rank; ++d) t.out[d] = sizes[d], t.scales[d] = float(double(sizes[d]) / double(x[d]));
-  } else {
-    check(t.scales.size() == rank, name + ": scales has " + std::to_string(t.scales.size()) + " values for rank " + std::to_string(rank));
-    for (size_t d = 0; d < rank; ++d) {
-      check(t.scales[d] > 0, name + ": scale " + std::to_string(t.scales[d]) + " is not positive");
-      t.out[d] = int64_t(std::floor(double(x[d]) * double(t.scales[d])));
+  check(scales.empty() != sizes.empty(), name + ": exactly one of scales and sizes must be given");
+  // The axes scales, sizes and roi speak of (opset 18's `axes`; all by default).
+  std::vector<size_t> axes;
+  for (int64_t axis : a.axes) {
+    const size_t d = size_t(normalize_axis(axis, int64_t(rank), "Resize"));
+    check(std::find(axes.begin(), axes.end(), d) == axes.end(), name + ": axes names axis " + std::to_string(d) + " twice");
+    axes.push_back(d);
+  }
+  if (axes.empty())
+    for (size_t d = 0; d < rank; ++d) axes.push_back(d);
+  const size_t n = axes.size();
+  const char* given = sizes.empty() ? "scales" : "sizes";
+  const size_t count = sizes.empty() ? scales.size() : sizes.size();
+  check(count == n, name + ": " + given + " has " + std::to_string(count) + " values for " + std::to_string(n) +
+                        (a.axes.empty() ? " axes (the rank)" : " axes"));
+  check(roi.empty() || roi.size() == 2 * n, name + ": roi has " + std::to_string(roi.size()) + " values for " + std::to_string(n) + " axes");
+  t.out = x;
+  t.scales.assign(rank, 1.0f);
+  if (!roi.empty()) {
+    t.roi.assign(2 * rank, 0.0f);
+    for (size_t d = 0; d < rank; ++d) t.roi[rank + d] = 1.0f;
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (!roi.empty()) t.roi[axes[k]] = roi[k], t.roi[rank + axes[k]] = roi[n + k];
+  if (!sizes.empty() && a.keep_aspect_ratio_policy != "stretch") {
+    // One scale for every named axis: the smallest (not_larger) or largest (not_smaller) of
+    // sizes / input, and sizes round(scale · input), halves up.
+    double scale = a.keep_aspect_ratio_policy == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
+    for (size_t k = 0; k < n; ++k) {
+      const double r = double(sizes[k]) / double(x[axes[k]]);
+      scale = a.keep_aspect_ratio_policy == "not_larger" ? std::min(scale, r) : std::max(scale, r);
+    }
+    for (size_t k = 0; k < n; ++k) {
+      t.out[axes[k]] = int64_t(scale * double(x[axes[k]]) + 0.5);
+      t.scales[axes[k]] = float(scale);
+    }
+    return t;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const size_t d = axes[k];
+    if (!sizes.empty()) {
+      check(sizes[k] >= 0, name + ": size " + std::to_string(sizes[k]) + " is negative");
+      t.out[d] = sizes[k], t.scales[d] = float(double(sizes[k]) / double(x[d]));
+    } else {
+      check(scales[k] > 0, name + ": scale " + std::to_string(scales[k]) + " is not positive");
+      t.scales[d] = scales[k];
+      t.out[d] = int64_t(std::floor(double(x[d]) * double(scales[k])));
     }
   }
   return t;
@@ -182,6 +238,7 @@ std::vector<AxisTaps> resize_taps(const Dims& x, const Dims& out_dims, const std
 
 Tensor interpolate(const Tensor& x, const Dims& out_dims, const std::vector<float>& scales, const std::vector<float>& roi,
                    const ResizeAttrs& a) {
+  if (a.mode == "cubic") return interpolate_cubic(x, out_dims, scales, roi, a);
   const size_t rank = x.rank();
   const std::vector<AxisTaps> taps = resize_taps(x.dims(), out_dims, scales, roi, a);
   bool last_two = rank >= 2 && x.dtype() == DType::Float32 && a.coordinate_mode != "tf_crop_and_resize";

@@ -50,6 +50,10 @@ class Split final : public Op {
 }  // namespace
 
 std::unique_ptr<Op> create_split(const Node& node, const OpContext& ctx) {
+  if (node.has("num_outputs"))
+    check(node.attr_int("num_outputs", 0) == int64_t(node.outputs.size()),
+          node.describe() + ": num_outputs is " + std::to_string(node.attr_int("num_outputs", 0)) + " but the node has " +
+              std::to_string(node.outputs.size()) + " outputs");
   return std::make_unique<Split>(node.attr_int("axis", 0), ctx.opset < 13 ? node.attr_ints("split") : std::vector<int64_t>{},
                                  node.outputs.size());
 }

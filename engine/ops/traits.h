@@ -67,6 +67,9 @@ struct OpTraits {
   // An input that holds a value of input 0's kind (Pad's constant_value): on int8 it is quantized
   // with input 0's scale. -1 for none.
   int value_input = -1;
+  // The newest opset after 17 (libonnx's newest) in which ONNX changed the op's inputs, attributes
+  // or meaning; 0 for none. From there libonnx's older schema does not describe the op.
+  int changed_after_17 = 0;
 };
 
 // The traits of an op type, or nullptr for an op q8 does not register.

@@ -16,6 +16,7 @@ class Upsample final : public Op {
     if (attrs_.mode == "bilinear") attrs_.mode = "linear";
     attrs_.coordinate_mode = "asymmetric";
     attrs_.nearest_mode = "floor";
+    check(attrs_.mode == "nearest" || attrs_.mode == "linear", name_ + ": mode '" + attrs_.mode + "' is not nearest or linear");
     check_resize_attrs(attrs_, name_);
   }
 

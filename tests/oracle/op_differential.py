@@ -112,14 +112,15 @@ def window_case(r, op):
             consts["b"] = f32(r, cout)
         return Case(op, {"x": f32(r, n, cin, *spatial)}, attrs, consts)
     c = int(r.integers(1, 4))
-    if op == "MaxPool":
+    opset = 13 if op == "MaxPool" else int(r.choice([11, 17, 19]))
+    if op == "MaxPool" or opset >= 19:  # AveragePool has dilations from opset 19
         attrs["dilations"] = dil
-    else:
+    if op == "AveragePool":
         attrs["count_include_pad"] = int(r.integers(0, 2))
     attrs["kernel_shape"] = kernel
     if r.random() < 0.3:
         attrs["ceil_mode"] = 1
-    return Case(op, {"x": f32(r, n, c, *spatial)}, attrs, opset=13 if op == "MaxPool" else int(r.choice([11, 17])))
+    return Case(op, {"x": f32(r, n, c, *spatial)}, attrs, opset=opset)
 
 
 def broadcast_shapes(r):
@@ -210,6 +211,9 @@ def split_case(r):
     if r.random() < 0.5:
         sizes = list(r.multinomial(shape[axis], [1.0 / parts] * parts))
         return Case("Split", {"x": f32(r, *shape)}, {"axis": axis}, {"split": np.array(sizes, np.int64)}, outputs=parts)
+    if r.random() < 0.5:  # opset 18: num_outputs parts, the last smaller when uneven
+        parts = min(parts, shape[axis])
+        return Case("Split", {"x": f32(r, *shape)}, {"axis": axis, "num_outputs": parts}, outputs=parts, opset=18)
     return Case("Split", {"x": f32(r, *shape)}, {"axis": axis}, outputs=parts if shape[axis] % parts == 0 else 1)
 
 
@@ -261,37 +265,72 @@ def squeeze_case(op):
 
 
 def pad_case(r):
+    """Opset 13 pads of every axis, opset 18 pads of some (the axes input), opset 19's wrap mode."""
     shape = shape_of(r, 1, 4)
-    mode = str(r.choice(["constant", "reflect", "edge"]))
-    # Negative pads (cropping) only with constant mode: ONNX leaves reflect/edge with cropping unspecified.
-    pads = [int(r.integers(-1 if mode == "constant" else 0, 3)) for _ in range(2 * len(shape))]
+    opset = int(r.choice([13, 18, 19]))
+    mode = str(r.choice(["constant", "reflect", "edge"] + (["wrap"] if opset >= 19 else [])))
+    axes = list(range(len(shape)))
+    if opset >= 18 and r.random() < 0.7:
+        axes = sorted(r.choice(len(shape), size=int(r.integers(1, len(shape) + 1)), replace=False).tolist())
+        axes = [a - len(shape) if r.random() < 0.3 else a for a in axes]
+    # Negative pads (cropping) only with constant mode: ONNX leaves the others with cropping unspecified.
+    pads = [int(r.integers(-1 if mode == "constant" else 0, 3)) for _ in range(2 * len(axes))]
     consts = {"pads": np.array(pads, np.int64), "value": np.array(r.uniform(-1, 1), np.float32)}
-    return Case("Pad", {"x": f32(r, *shape)}, {"mode": mode}, consts)
+    if len(axes) < len(shape) or (opset >= 18 and r.random() < 0.5):
+        consts["axes"] = np.array(axes, np.int64)
+    return Case("Pad", {"x": f32(r, *shape)}, {"mode": mode}, consts, opset=opset)
 
 
 def resize_case(r):
+    """Nearest, linear and cubic over NCHW; from opset 18 sometimes the spatial axes alone (`axes`), sizes
+    fitted by keep_aspect_ratio_policy; at opset 19 the half_pixel_symmetric grid."""
     n, c = int(r.integers(1, 3)), int(r.integers(1, 3))
     h, w = int(r.integers(1, 7)), int(r.integers(1, 7))
-    mode = str(r.choice(["nearest", "linear"]))
-    ctm = str(r.choice(["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"]))
+    opset = int(r.choice([13, 18, 19]))
+    mode = str(r.choice(["nearest", "linear", "cubic"]))
+    modes = ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"] + (["half_pixel_symmetric"] if opset >= 19 else [])
+    ctm = str(r.choice(modes))
     attrs = {"mode": mode, "coordinate_transformation_mode": ctm}
     if mode == "nearest":
         attrs["nearest_mode"] = str(r.choice(["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]))
+    if mode == "cubic":
+        attrs["cubic_coeff_a"] = float(r.choice([-0.75, -0.5]))
+        attrs["exclude_outside"] = int(r.integers(0, 2))
+    spatial_only = opset >= 18 and r.random() < 0.5
+    if spatial_only:  # ONNX Runtime 1.22 crashes on negative Resize axes: tests/ops covers them
+        attrs["axes"] = [2, 3]
+    lead = [] if spatial_only else [1, 1]
     if r.random() < 0.5:
-        scales = np.array([1, 1, r.choice([0.5, 1.0, 2.0, 3.0, 1.5]), r.choice([0.5, 1.0, 2.0, 3.0])], np.float32)
-        return Case("Resize", {"x": f32(r, n, c, h, w)}, attrs, {"roi": np.array([], np.float32), "scales": scales})
-    sizes = np.array([n, c, int(r.integers(1, 9)), int(r.integers(1, 9))], np.int64)
-    return Case("Resize", {"x": f32(r, n, c, h, w)}, attrs, {"sizes": sizes}, order=["x", "", "", "sizes"])
+        scales = np.array(lead + [r.choice([0.5, 1.0, 2.0, 3.0, 1.5]), r.choice([0.5, 1.0, 2.0, 3.0])], np.float32)
+        return Case("Resize", {"x": f32(r, n, c, h, w)}, attrs, {"roi": np.array([], np.float32), "scales": scales}, opset=opset)
+    if opset >= 18 and spatial_only and r.random() < 0.5:
+        attrs["keep_aspect_ratio_policy"] = str(r.choice(["not_larger", "not_smaller"]))
+    sizes = np.array(([] if spatial_only else [n, c]) + [int(r.integers(1, 9)), int(r.integers(1, 9))], np.int64)
+    return Case("Resize", {"x": f32(r, n, c, h, w)}, attrs, {"sizes": sizes}, order=["x", "", "", "sizes"], opset=opset)
+
+
+INTEGER_REDUCTIONS = ("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceMean", "ReduceL1", "ReduceSumSquare")
 
 
 def reduce_case(op):
+    """Float32 or (where ONNX allows it) int64 data; axes as the attribute (opset 13) or, from opset 18,
+    the input (ReduceSum: from 13); all axes when none are given."""
     def gen(r):
         shape = shape_of(r, 1, 4, zero=0.0)
         axes = sorted(r.choice(len(shape), size=int(r.integers(1, len(shape) + 1)), replace=False).tolist())
         keep = int(r.integers(0, 2))
-        if op == "ReduceSum":
-            return Case(op, {"x": f32(r, *shape)}, {"keepdims": keep}, {"axes": np.array(axes, np.int64)})
-        return Case(op, {"x": f32(r, *shape)}, {"keepdims": keep, "axes": axes})
+        lo = 0.1 if op in ("ReduceLogSum",) else -2.0
+        x = f32(r, *shape, lo=lo, hi=2.0)
+        if op == "ReduceProd":
+            x = f32(r, *shape, lo=0.5, hi=1.5)
+        if op in INTEGER_REDUCTIONS and r.random() < 0.3:
+            x = r.integers(-4, 5, size=shape).astype(np.int64)
+        opset = 13 if op == "ReduceSum" or r.random() < 0.5 else 18
+        if r.random() < 0.15:
+            return Case(op, {"x": x}, {"keepdims": keep}, opset=opset)
+        if opset >= 18 or op == "ReduceSum":
+            return Case(op, {"x": x}, {"keepdims": keep}, {"axes": np.array(axes, np.int64)}, opset=opset)
+        return Case(op, {"x": x}, {"keepdims": keep, "axes": axes}, opset=opset)
     return gen
 
 
@@ -480,7 +519,8 @@ def generators():
         "LessOrEqual": compare_case("LessOrEqual"), "Relu": unary_case("Relu"), "Exp": unary_case("Exp"),
         "Log": unary_case("Log", 0.01, 5.0), "Sqrt": unary_case("Sqrt", 0.0, 5.0), "Erf": unary_case("Erf"),
         "Reciprocal": unary_case("Reciprocal", 0.5, 3.0), "Sigmoid": unary_case("Sigmoid", -10, 10),
-        "Tanh": unary_case("Tanh"), "Identity": unary_case("Identity"),
+        "Tanh": unary_case("Tanh"),
+        "Gelu": lambda r: unary_case("Gelu", -6, 6, {"approximate": str(r.choice(["none", "tanh"]))}, opset=20)(r), "Identity": unary_case("Identity"),
         "LeakyRelu": unary_case("LeakyRelu", attrs={"alpha": 0.1}),
         "HardSigmoid": unary_case("HardSigmoid", -5, 5, {"alpha": 0.2, "beta": 0.5}),
         "HardSwish": unary_case("HardSwish", -5, 5, opset=14),
@@ -489,7 +529,9 @@ def generators():
         "Gather": gather_case, "Transpose": transpose_case, "Reshape": reshape_case,
         "Squeeze": squeeze_case("Squeeze"), "Unsqueeze": squeeze_case("Unsqueeze"), "Pad": pad_case,
         "Resize": resize_case, "ReduceMax": reduce_case("ReduceMax"), "ReduceMean": reduce_case("ReduceMean"),
-        "ReduceSum": reduce_case("ReduceSum"), "Softmax": softmax_case, "Flatten": flatten_case, "Expand": expand_case,
+        "ReduceSum": reduce_case("ReduceSum"),
+        **{op: reduce_case(op) for op in ("ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+                                          "ReduceLogSumExp")}, "Softmax": softmax_case, "Flatten": flatten_case, "Expand": expand_case,
         "Where": where_case, "Clip": clip_case, "Cast": cast_case, "QuantizeLinear": quantize_case("QuantizeLinear"),
         "DequantizeLinear": quantize_case("DequantizeLinear"), "PRelu": prelu_case, "Pow": pow_case,
         "Max": variadic_case("Max"), "Min": variadic_case("Min"), "Mod": mod_case, "Equal": compare_case("Equal"),
@@ -502,7 +544,7 @@ def generators():
 
 
 # Registered ops no model q8 reads can hold, so ONNX Runtime cannot be asked: a unit test covers each.
-NOT_COMPARED = {"Gelu": "ONNX's Gelu is opset 20; q8 reads opsets up to 17 (Debian's libonnx); tests/ops covers it"}
+NOT_COMPARED = {}
 
 
 def registered_ops():
@@ -526,10 +568,21 @@ def _same_pad_negative(c):
     return any(((n + s - 1) // s - 1) * s + (k - 1) * d + 1 < n for n, k, s, d in zip(spatial, kernel, strides, dil))
 
 
+def _full_pads(c):
+    """A Pad case's pads for every axis (opset 18's axes input names some)."""
+    rank, pads = c.inputs["x"].ndim, c.consts["pads"]
+    if "axes" not in c.consts:
+        return pads
+    full, axes = np.zeros(2 * rank, np.int64), [a % rank for a in c.consts["axes"]]
+    for k, a in enumerate(axes):
+        full[a], full[rank + a] = pads[k], pads[len(axes) + k]
+    return full
+
+
 def _reflect_wider(c):
     if c.op != "Pad" or c.attrs.get("mode") != "reflect":
         return False
-    shape, pads = c.inputs["x"].shape, c.consts["pads"]
+    shape, pads = c.inputs["x"].shape, _full_pads(c)
     return any(pads[i] > shape[i % len(shape)] - 1 for i in range(len(pads)))
 
 
@@ -537,7 +590,7 @@ def _pad_crop_matches_numpy(c, q8_out):
     """A constant Pad with negative (cropping) pads whose q8 output equals numpy's crop-then-pad."""
     if c.op != "Pad" or c.attrs.get("mode") != "constant" or not (c.consts["pads"] < 0).any():
         return False
-    x, p = c.inputs["x"], c.consts["pads"]
+    x, p = c.inputs["x"], _full_pads(c)
     r = x.ndim
     crop = tuple(slice(max(0, -p[i]), x.shape[i] - max(0, -p[r + i])) for i in range(r))
     want = np.pad(x[crop], [(max(0, p[i]), max(0, p[r + i])) for i in range(r)], constant_values=c.consts["value"])

@@ -22,7 +22,7 @@ class ClResizeLinear final : public PreparedNode {
     check(x.size() >= 1 && x.size() <= kAxes, name_ + ": the OpenCL Resize takes rank 1 to 6, got " + dims_to_string(x));
     Inputs args = {nullptr};
     for (size_t i = 1; i < constants_.size(); ++i) args.push_back(constants_[i]);
-    const ResizeTarget t = resize_target(x, args, opset_, name_);
+    const ResizeTarget t = resize_target(x, args, opset_, attrs_, name_);
     const std::vector<AxisTaps> taps = resize_taps(x, t.out, t.scales, t.roi, attrs_);
     // geometry: output dims, input strides, each axis's first tap; leading axes padded.
     std::vector<int64_t> geometry(3 * kAxes, 0), taps_i, stride(kAxes, 0);
@@ -86,6 +86,7 @@ Support supports_Resize(const NodeView& view, const DeviceCaps& caps) {
   }
   if (a.mode == "nearest" && a.coordinate_mode == "tf_crop_and_resize") return Support::no("nearest tf_crop_and_resize extrapolates");
   if (a.mode == "nearest") return gather_support(view);
+  if (a.mode == "cubic") return Support::no("no kernel for cubic Resize yet");
   if (view.input_type(0) != DType::Float32) return Support::no("runs linear Resize on float32 only");
   if (!caps.denormals) return Support::no(kNoDenormals);
   return constant_parameters(view);
