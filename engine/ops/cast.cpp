@@ -1,6 +1,6 @@
 // Cast: converts to the type 'to'. Float to integer truncates toward zero (as C++ and ONNX
 // Runtime do); float to float16 rounds to nearest even; anything to bool is (x != 0).
-#include "engine/ops/op.h"
+#include "engine/ops/cast.h"
 
 namespace q8 {
 
@@ -26,24 +26,25 @@ To convert(From v) {
 class Cast final : public Op {
  public:
   explicit Cast(DType to) : to_(to) {}
-  std::vector<Tensor> run(const Inputs& in) const override {
-    const Tensor& x = required_input(in, 0, "Cast", "input");
-    if (x.dtype() == to_) return {x};
-    Tensor y(to_, x.dims());
-    visit_dtype(x.dtype(), [&]<typename From>() {
-      visit_dtype(to_, [&]<typename To>() {
-        const From* src = x.data<From>();
-        To* dst = y.data<To>();
-        for (int64_t i = 0; i < x.numel(); ++i) dst[i] = convert<To, From>(src[i]);
-      });
-    });
-    return {std::move(y)};
-  }
+  std::vector<Tensor> run(const Inputs& in) const override { return {cast_tensor(required_input(in, 0, "Cast", "input"), to_)}; }
 
  private:
   DType to_;
 };
 }  // namespace
+
+Tensor cast_tensor(const Tensor& x, DType to) {
+  if (x.dtype() == to) return x;
+  Tensor y = Tensor::uninitialized(to, x.dims());
+  visit_dtype(x.dtype(), [&]<typename From>() {
+    visit_dtype(to, [&]<typename To>() {
+      const From* src = x.data<From>();
+      To* dst = y.data<To>();
+      for (int64_t i = 0; i < x.numel(); ++i) dst[i] = convert<To, From>(src[i]);
+    });
+  });
+  return y;
+}
 
 std::unique_ptr<Op> create_cast(const Node& node, const OpContext&) {
   check(node.has("to"), node.describe() + ": attribute 'to' is required");

@@ -33,16 +33,18 @@ enum class Layout {
   GlobalPool,  // follows input 0 and has a channels-last op of its own (GlobalAveragePool)
 };
 
-// The element type of output 0.
+// The element type of an output.
 enum class Output {
   Input0,          // input 0's
-  Input1,          // input 1's (Where)
+  Input1,          // input 1's (Where, CastLike)
+  Input2,          // input 2's (OneHot's values)
   Bool,            // comparisons
   Int64,           // shapes and indices
   Float32,         // DequantizeLinear
   CastTo,          // Cast's `to`
   ZeroPoint,       // QuantizeLinear: its zero point's, uint8 without one
   ValueAttribute,  // ConstantOfShape: its `value`'s, float32 without one
+  DtypeAttribute,  // EyeLike: its `dtype`, input 0's without one
   Int8,            // the q8 domain's QAdd and QConcat
   Int8OrBias,      // QConv, QConvTranspose, QGemm: int8, or float32 when their bias is float32
 };
@@ -60,7 +62,8 @@ struct OpTraits {
   Commutes commutes = nullptr;   // nullptr: never
   bool view = false;             // output 0 is input 0's buffer with other dims
   Layout layout = Layout::None;
-  Output output = Output::Input0;
+  Output output = Output::Input0;          // output 0's type
+  Output other_outputs = Output::Input0;   // outputs 1…'s (TopK's indices, Dropout's mask)
   // Why the quantization and the lowering leave the op in FP32 when no rule of theirs takes it
   // ("" for ops that have rules or commute with quantization).
   std::string_view fp32_reason = "";

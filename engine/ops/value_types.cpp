@@ -1,5 +1,7 @@
 #include "engine/ops/value_types.h"
 
+#include <algorithm>
+
 #include "engine/ops/traits.h"
 
 namespace q8 {
@@ -17,17 +19,21 @@ DType ValueTypes::of(const std::string& value) const {
   known_[value] = DType::Undefined;  // a cycle in a malformed graph decides nothing
   DType d = declared(index_, value);
   const int p = index_.producer(value);
-  if (d == DType::Undefined && p >= 0) d = produced(index_.node(p));
+  if (d == DType::Undefined && p >= 0) {
+    const Node& n = index_.node(p);
+    d = produced(n, size_t(std::find(n.outputs.begin(), n.outputs.end(), value) - n.outputs.begin()));
+  }
   return known_[value] = d;
 }
 
-DType ValueTypes::produced(const Node& n) const {
+DType ValueTypes::produced(const Node& n, size_t slot) const {
   auto input = [&](size_t i) { return i < n.inputs.size() && !n.inputs[i].empty() ? of(n.inputs[i]) : DType::Undefined; };
   const OpTraits* traits = find_traits(n);
   if (!traits) return DType::Undefined;  // an op q8 does not register: nothing decides
-  switch (traits->output) {
+  switch (slot == 0 ? traits->output : traits->other_outputs) {
     case Output::Input0: return input(0);
     case Output::Input1: return input(1);
+    case Output::Input2: return input(2);
     case Output::Bool: return DType::Bool;
     case Output::Int64: return DType::Int64;
     case Output::Float32: return DType::Float32;
@@ -37,6 +43,8 @@ DType ValueTypes::produced(const Node& n) const {
       const Tensor* t = n.attr_tensor("value");
       return t ? t->dtype() : DType::Float32;
     }
+    case Output::DtypeAttribute:
+      return n.has("dtype") ? dtype_from_onnx(int(n.attr_int("dtype", 0)), n.describe() + " attribute 'dtype'") : input(0);
     case Output::Int8: return DType::Int8;
     case Output::Int8OrBias: return input(2) == DType::Float32 ? DType::Float32 : DType::Int8;
   }

@@ -18,7 +18,7 @@ class ValueTypes {
   DType of(const std::string& value) const;
 
  private:
-  DType produced(const Node& node) const;
+  DType produced(const Node& node, size_t slot) const;  // output `slot` of node
 
   const GraphIndex& index_;
   mutable std::map<std::string, DType> known_;

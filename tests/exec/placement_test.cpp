@@ -122,15 +122,15 @@ TEST(Placement, UnsupportedNodesAreListedWithTheReasonsBackendsGave) {
   g.initializers["m"] = Tensor::from_vector<float>({4}, {1, 1, 1, 1});
   Node gemm = make_node("QGemm", "qg", {"x", "w", "b", "m"}, {"y"});
   gemm.domain = kInt8Domain;
-  g.nodes = {gemm, make_node("TopK", "t1", {"y"}, {"k"})};
+  g.nodes = {gemm, make_node("Unique", "t1", {"y"}, {"k"})};
   g.outputs = {{"k", DType::Float32, std::nullopt}};
   EXPECT_EQ(unsupported_ops(g, {&int8_reference_backend(), &cpu_backend()}),
-            "TopK ('t1'), q8.QGemm ('qg': int8-reference: x is float32, not int8)");
+            "Unique ('t1'), q8.QGemm ('qg': int8-reference: x is float32, not int8)");
   g.inputs[0].dtype = DType::Int8;
   g.initializers.erase("w");
   g.inputs.push_back({"w", DType::Int8, std::nullopt});
   EXPECT_EQ(unsupported_ops(g, {&int8_reference_backend(), &cpu_backend()}),
-            "TopK ('t1'), q8.QGemm ('qg': int8-reference: w is not a constant int8 tensor)");
+            "Unique ('t1'), q8.QGemm ('qg': int8-reference: w is not a constant int8 tensor)");
 }
 
 }  // namespace

@@ -61,10 +61,11 @@ TEST(OpTraits, NoLineNamesAnOpQ8DoesNotRegister) {
 
 // The facts the layers used to keep in lists of their own, as the traits now state them once.
 TEST(OpTraits, CarriersViewsAndDerivedObserversAreDecidedOnce) {
-  const std::set<std::string> commuting = {"Flatten", "Identity", "MaxPool", "Pad", "Relu", "Reshape", "Resize", "Slice", "Squeeze", "Transpose",
-                                           "Unsqueeze"};
+  const std::set<std::string> commuting = {"DepthToSpace", "Flatten", "Identity", "MaxPool", "Pad",  "Relu",      "Reshape", "Resize",
+                                           "Slice",        "SpaceToDepth", "Squeeze", "Tile", "Transpose", "Trilu", "Unsqueeze"};
   const std::set<std::string> views = {"Flatten", "Identity", "Reshape", "Squeeze", "Unsqueeze"};
-  const std::set<std::string> rearranging = {"Flatten", "Identity", "Reshape", "Squeeze", "Transpose", "Unsqueeze"};
+  const std::set<std::string> rearranging = {"DepthToSpace", "Flatten", "Identity", "Reshape", "SpaceToDepth",
+                                             "Squeeze",      "Tile",    "Transpose", "Unsqueeze"};
   for (const OpTraits& t : op_traits()) {
     if (!t.domain.empty()) continue;
     const std::string op(t.op_type);
