@@ -19,7 +19,7 @@ class GatherElements final : public Op {
       check(d == axis || idx.dim(d) <= x.dim(d), "GatherElements: indices " + dims_to_string(idx.dims()) +
                                                      " is larger than data " + dims_to_string(x.dims()) + " off the axis");
     Tensor y(x.dtype(), idx.dims());
-    const std::vector<int64_t> indices = idx.to_int64s(), xs = strides_of(x.dims());
+    const std::vector<int64_t> indices = idx.to_int64s(), xs = dense_strides(x.dims());
     const size_t elem = dtype_size(x.dtype());
     std::vector<int64_t> pos(idx.rank(), 0);
     for (int64_t o = 0; o < y.numel(); ++o) {

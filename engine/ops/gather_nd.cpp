@@ -26,7 +26,7 @@ class GatherND final : public Op {
     Dims out(idx.dims().begin(), idx.dims().end() - 1);
     out.insert(out.end(), x.dims().begin() + long(b + q), x.dims().end());
     Tensor y(x.dtype(), out);
-    const std::vector<int64_t> indices = idx.to_int64s(), xs = strides_of(x.dims());
+    const std::vector<int64_t> indices = idx.to_int64s(), xs = dense_strides(x.dims());
     const int64_t batches = span_size(x.dims(), 0, b), per_batch = span_size(idx.dims(), b, idx.rank() - 1);
     const size_t slice = size_t(span_size(x.dims(), b + q, x.rank())) * dtype_size(x.dtype());
     const int64_t batch_stride = span_size(x.dims(), b, x.rank());

@@ -1,20 +1,15 @@
 // What the ops that index by values share (GatherElements, GatherND, ScatterElements, ScatterND,
-// OneHot, TopK, ArgMax…): row-major strides, and an index checked against its axis.
+// OneHot, TopK, ArgMax…): an index checked against its axis, the size of a run of axes, and
+// row-major strides (strided_copy.h's dense_strides).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "engine/ir/tensor.h"
+#include "engine/ops/strided_copy.h"
 
 namespace q8 {
-
-// Row-major strides of dims, in elements.
-inline std::vector<int64_t> strides_of(const Dims& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t d = dims.size(); d-- > 1;) s[d - 1] = s[d] * dims[d];
-  return s;
-}
 
 // Index i of an axis of n elements, negative counting from the end; an Error naming op, the
 // index and the axis when it lies outside [−n, n).

@@ -17,7 +17,7 @@ class MeanVarianceNormalization final : public Op {
     Dims kept = x.dims();
     for (size_t d = 0; d < kept.size(); ++d)
       if (reduced[d]) kept[d] = 1;
-    const std::vector<int64_t> xs = strides_of(x.dims()), ks = strides_of(kept);
+    const std::vector<int64_t> xs = dense_strides(x.dims()), ks = dense_strides(kept);
     auto group = [&](int64_t i) {
       int64_t g = 0;
       for (size_t d = 0; d < kept.size(); ++d) g += (i / xs[d] % x.dim(d)) % kept[d] * ks[d];

@@ -18,7 +18,7 @@ class NonZero final : public Op {
       if (x.element_as_double(i) != 0.0) hits.push_back(i);
     const int64_t count = int64_t(hits.size()), rank = int64_t(dims.size());
     Tensor y(DType::Int64, {rank, count});
-    const std::vector<int64_t> strides = strides_of(dims);
+    const std::vector<int64_t> strides = dense_strides(dims);
     for (int64_t k = 0; k < count; ++k)
       for (int64_t d = 0; d < rank; ++d) y.data<int64_t>()[d * count + k] = hits[size_t(k)] / strides[size_t(d)] % dims[size_t(d)];
     return {std::move(y)};

@@ -25,7 +25,7 @@ class ScatterElements final : public Op {
       check(d == axis || idx.dim(d) <= x.dim(d), "ScatterElements: indices " + dims_to_string(idx.dims()) +
                                                      " is larger than data " + dims_to_string(x.dims()) + " off the axis");
     Tensor y = x.clone();
-    const std::vector<int64_t> indices = idx.to_int64s(), xs = strides_of(x.dims());
+    const std::vector<int64_t> indices = idx.to_int64s(), xs = dense_strides(x.dims());
     std::vector<int64_t> pos(idx.rank(), 0);
     for (int64_t p = 0; p < idx.numel(); ++p) {
       int64_t dst = 0;

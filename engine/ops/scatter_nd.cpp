@@ -24,7 +24,7 @@ class ScatterND final : public Op {
     want.insert(want.end(), x.dims().begin() + long(q), x.dims().end());
     check(upd.dims() == want, "ScatterND: updates is " + dims_to_string(upd.dims()) + ", indices and data ask for " + dims_to_string(want));
     Tensor y = x.clone();
-    const std::vector<int64_t> indices = idx.to_int64s(), xs = strides_of(x.dims());
+    const std::vector<int64_t> indices = idx.to_int64s(), xs = dense_strides(x.dims());
     const int64_t rows = span_size(idx.dims(), 0, idx.rank() - 1), slice = span_size(x.dims(), q, x.rank());
     for (int64_t r = 0; r < rows; ++r) {
       int64_t dst = 0;

@@ -20,7 +20,7 @@ class Tile final : public Op {
     Tensor y(x.dtype(), out);
     if (y.numel() == 0) return {std::move(y)};
     const size_t elem = dtype_size(x.dtype());
-    const std::vector<int64_t> xs = strides_of(x.dims());
+    const std::vector<int64_t> xs = dense_strides(x.dims());
     std::vector<int64_t> idx(out.size(), 0);
     for (int64_t o = 0; o < y.numel(); ++o) {
       int64_t src = 0;
