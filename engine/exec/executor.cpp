@@ -73,6 +73,29 @@ std::string unsupported_list(const Graph& graph, const std::vector<Choice>& choi
   return out;
 }
 
+// A subgraph (If's branches, Loop's body) run by an executor of its own on the host.
+class ExecutorRunner final : public SubgraphRunner {
+ public:
+  explicit ExecutorRunner(const Graph& graph) : executor_(graph) {}
+  std::vector<Tensor> run(const std::map<std::string, Tensor>& values) override {
+    TensorMap in;
+    for (const ValueInfo& v : executor_.graph().inputs) {
+      auto it = values.find(v.name);
+      check(it != values.end(), "subgraph input '" + v.name + "' has no value");
+      in[v.name] = it->second;
+    }
+    const TensorMap out = executor_.run(in);
+    std::vector<Tensor> result;
+    for (const ValueInfo& o : executor_.graph().outputs) result.push_back(out.at(o.name));
+    return result;
+  }
+
+ private:
+  Executor executor_;
+};
+
+std::unique_ptr<SubgraphRunner> make_executor_runner(const Graph& graph) { return std::make_unique<ExecutorRunner>(graph); }
+
 }  // namespace
 
 std::string placement_summary(const std::vector<std::string_view>& placement) {
@@ -88,6 +111,7 @@ std::string unsupported_ops(const Graph& graph, const BackendList& backends) {
 }
 
 Executor::Executor(Graph graph, const BackendList& backends) : graph_(std::move(graph)) {
+  set_subgraph_runner_factory(&make_executor_runner);
   const std::vector<Choice> choices = place_all(graph_, backends);
   const std::string unsupported = unsupported_list(graph_, choices);
   check(unsupported.empty(), "unsupported ops: " + unsupported);
@@ -139,7 +163,7 @@ void Executor::check_inputs(const TensorMap& inputs) const {
     auto it = inputs.find(v.name);
     check(it != inputs.end(), "input '" + v.name + "' is missing (model inputs: " + names + ")");
     const Tensor& t = it->second;
-    check(t.dtype() == v.dtype, "input '" + v.name + "' is " + std::string(dtype_name(t.dtype())) + ", the model expects " +
+    check(v.dtype == DType::Undefined || t.dtype() == v.dtype, "input '" + v.name + "' is " + std::string(dtype_name(t.dtype())) + ", the model expects " +
                                     std::string(dtype_name(v.dtype)));
     if (!v.shape) continue;
     const std::string fits = "input '" + v.name + "' has shape " + dims_to_string(t.dims()) + ", the model expects " +

@@ -40,6 +40,9 @@ struct Graph {
   std::vector<ValueInfo> value_info;
   std::map<std::string, Tensor> initializers;
   std::vector<Node> nodes;
+  // A subgraph's last outer_inputs inputs are the values it reads from the graphs around it
+  // (untyped; the node holding it passes them: Node::captures). 0 for a model's graph.
+  size_t outer_inputs = 0;
 
   // Model-level fields, kept for export.
   int64_t ir_version = 8;

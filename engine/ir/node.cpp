@@ -11,6 +11,17 @@ const Attribute* find(const Node& node, const std::string& attr, Attribute::Kind
 }
 }  // namespace
 
+const Graph* Node::attr_graph(const std::string& attr) const {
+  const Attribute* a = find(*this, attr, Attribute::Kind::Graph, "a graph");
+  return a ? a->graph.get() : nullptr;
+}
+
+bool Node::has_subgraphs() const {
+  for (const auto& [name, a] : attributes)
+    if (a.kind == Attribute::Kind::Graph) return true;
+  return false;
+}
+
 int64_t Node::attr_int(const std::string& attr, int64_t fallback) const {
   const Attribute* a = find(*this, attr, Attribute::Kind::Int, "an int");
   return a ? a->i : fallback;

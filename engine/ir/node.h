@@ -20,6 +20,10 @@ struct Node {
   std::vector<std::string> inputs;   // "" marks an absent optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attributes;
+  // For a node with subgraphs: the outer values they read, as the subgraphs name them. The last
+  // captures.size() inputs carry those values (not ONNX inputs: export drops them, renaming the
+  // subgraphs' references where an input was renamed), so that every pass sees the node read them.
+  std::vector<std::string> captures;
 
   bool has(const std::string& attr) const { return attributes.count(attr) != 0; }
   // Typed getters: the default when absent; an Error naming the attribute when the kind is wrong.
@@ -29,6 +33,10 @@ struct Node {
   std::vector<int64_t> attr_ints(const std::string& attr, std::vector<int64_t> fallback = {}) const;
   std::vector<float> attr_floats(const std::string& attr, std::vector<float> fallback = {}) const;
   const Tensor* attr_tensor(const std::string& attr) const;
+  const Graph* attr_graph(const std::string& attr) const;  // nullptr when absent
+  bool has_subgraphs() const;
+  // The inputs ONNX gives the node (without the captured outer values).
+  size_t onnx_inputs() const { return inputs.size() - captures.size(); }
 
   // "Conv 'conv1'" — how errors name a node.
   std::string describe() const;

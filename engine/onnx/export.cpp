@@ -1,5 +1,7 @@
 #include "engine/onnx/export.h"
 
+#include <algorithm>
+
 #include <onnx/checker.h>
 
 #include "engine/io/atomic_write.h"
@@ -43,11 +45,43 @@ void attribute_to_proto(const std::string& name, const Attribute& a, onnx::Attri
       proto.set_type(A::STRINGS);
       for (const auto& s : a.strings) proto.add_strings(s);
       break;
-    case Attribute::Kind::Graph:
-      proto.set_type(A::GRAPH);
-      proto.mutable_g()->ParseFromString(a.s);
-      break;
+    case Attribute::Kind::Graph: proto.set_type(A::GRAPH); break;  // written by node_to_proto, which knows the captures
   }
+}
+
+// Renames every reference to value `from` in g and the subgraphs it holds (node inputs and graph
+// outputs): the outer value a subgraph reads, where the node's input carrying it was renamed.
+void rename_reference(onnx::GraphProto& g, const std::string& from, const std::string& to) {
+  for (auto& n : *g.mutable_node()) {
+    for (auto& in : *n.mutable_input())
+      if (in == from) in = to;
+    for (auto& a : *n.mutable_attribute())
+      if (a.has_g()) rename_reference(*a.mutable_g(), from, to);
+  }
+  for (auto& out : *g.mutable_output())
+    if (out.name() == from) out.set_name(to);
+}
+
+// graph's body as a GraphProto; inputs named in `outer` (a subgraph's captured values) are left out.
+void graph_to_proto(const Graph& graph, onnx::GraphProto& g, const std::vector<std::string>& outer = {}) {
+  g.set_name(graph.name.empty() ? "q8" : graph.name);
+  for (const auto& in : graph.inputs)
+    if (std::find(outer.begin(), outer.end(), in.name) == outer.end()) value_info_to_proto(in, *g.add_input());
+  if (graph.ir_version < 4) {  // before IR 4, every initializer is also a graph input
+    for (const auto& [name, t] : graph.initializers) {
+      ValueInfo v{name, t.dtype(), std::vector<Dim>{}};
+      for (int64_t d : t.dims()) v.shape->push_back(Dim{d, ""});
+      value_info_to_proto(v, *g.add_input());
+    }
+  }
+  for (const auto& out : graph.outputs) value_info_to_proto(out, *g.add_output());
+  for (const auto& vi : graph.value_info) value_info_to_proto(vi, *g.add_value_info());
+  for (const auto& [name, t] : graph.initializers) {
+    auto* init = g.add_initializer();
+    tensor_to_proto(t, *init);
+    init->set_name(name);
+  }
+  for (const Node& n : graph.nodes) node_to_proto(n, *g.add_node());
 }
 
 }  // namespace
@@ -67,24 +101,7 @@ onnx::ModelProto to_model_proto(const Graph& graph) {
     p->set_key(k);
     p->set_value(v);
   }
-  auto* g = model.mutable_graph();
-  g->set_name(graph.name.empty() ? "q8" : graph.name);
-  for (const auto& in : graph.inputs) value_info_to_proto(in, *g->add_input());
-  if (graph.ir_version < 4) {  // before IR 4, every initializer is also a graph input
-    for (const auto& [name, t] : graph.initializers) {
-      ValueInfo v{name, t.dtype(), std::vector<Dim>{}};
-      for (int64_t d : t.dims()) v.shape->push_back(Dim{d, ""});
-      value_info_to_proto(v, *g->add_input());
-    }
-  }
-  for (const auto& out : graph.outputs) value_info_to_proto(out, *g->add_output());
-  for (const auto& vi : graph.value_info) value_info_to_proto(vi, *g->add_value_info());
-  for (const auto& [name, t] : graph.initializers) {
-    auto* init = g->add_initializer();
-    tensor_to_proto(t, *init);
-    init->set_name(name);
-  }
-  for (const Node& n : graph.nodes) node_to_proto(n, *g->add_node());
+  graph_to_proto(graph, *model.mutable_graph());
   return model;
 }
 
@@ -92,9 +109,18 @@ void node_to_proto(const Node& n, onnx::NodeProto& proto) {
   proto.set_name(n.name);
   proto.set_op_type(n.op_type);
   if (!n.domain.empty()) proto.set_domain(n.domain);
-  for (const auto& in : n.inputs) proto.add_input(in);
+  for (size_t i = 0; i < n.onnx_inputs(); ++i) proto.add_input(n.inputs[i]);
   for (const auto& out : n.outputs) proto.add_output(out);
-  for (const auto& [name, a] : n.attributes) attribute_to_proto(name, a, *proto.add_attribute());
+  for (const auto& [name, a] : n.attributes) {
+    auto* attr = proto.add_attribute();
+    attribute_to_proto(name, a, *attr);
+    if (a.kind != Attribute::Kind::Graph) continue;
+    graph_to_proto(*a.graph, *attr->mutable_g(), n.captures);
+    for (size_t k = 0; k < n.captures.size(); ++k) {
+      const std::string& outer = n.inputs[n.onnx_inputs() + k];
+      if (outer != n.captures[k]) rename_reference(*attr->mutable_g(), n.captures[k], outer);
+    }
+  }
 }
 
 std::string serialize_model(const Graph& graph, const std::string& path) {

@@ -1,5 +1,6 @@
 #include "engine/onnx/import.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -39,7 +40,17 @@ ValueInfo value_info_from_proto(const onnx::ValueInfoProto& proto) {
   return v;
 }
 
-Attribute attribute_from_proto(const onnx::AttributeProto& a, const std::string& base_dir) {
+// What a graph and its subgraphs share while they are read.
+struct ReadContext {
+  std::string base_dir;               // where external data lies
+  std::vector<OpsetImport> opsets;    // the model's, which every subgraph runs at
+  int64_t ir_version = 8;
+};
+
+Graph graph_from_proto(const onnx::GraphProto& g, const ReadContext& ctx, bool subgraph);
+
+Attribute attribute_from_proto(const onnx::AttributeProto& a, const ReadContext& ctx) {
+  const std::string& base_dir = ctx.base_dir;
   using A = onnx::AttributeProto;
   Attribute out;
   switch (a.type()) {
@@ -54,8 +65,11 @@ Attribute attribute_from_proto(const onnx::AttributeProto& a, const std::string&
       out.strings.assign(a.strings().begin(), a.strings().end());
       break;
     case A::GRAPH:
-      out.kind = Attribute::Kind::Graph;
-      out.s = a.g().SerializeAsString();
+      try {
+        out = Attribute::of_graph(std::make_shared<Graph>(graph_from_proto(a.g(), ctx, true)));
+      } catch (const Error& e) {
+        throw e.with_context("subgraph '" + a.name() + "'");
+      }
       break;
     default:
       throw Error("attribute '" + a.name() + "' has an unsupported kind (" + A::AttributeType_Name(a.type()) + ")");
@@ -64,7 +78,7 @@ Attribute attribute_from_proto(const onnx::AttributeProto& a, const std::string&
 }
 
 
-Node node_from_proto(const onnx::NodeProto& proto, const std::string& base_dir) {
+Node node_from_proto(const onnx::NodeProto& proto, const ReadContext& ctx) {
   Node node;
   node.name = proto.name();
   node.op_type = proto.op_type();
@@ -73,11 +87,21 @@ Node node_from_proto(const onnx::NodeProto& proto, const std::string& base_dir) 
   node.outputs.assign(proto.output().begin(), proto.output().end());
   for (const auto& a : proto.attribute()) {
     try {
-      node.attributes[a.name()] = attribute_from_proto(a, base_dir);
+      node.attributes[a.name()] = attribute_from_proto(a, ctx);
     } catch (const Error& e) {
       throw e.with_context(node.describe());
     }
   }
+  // The outer values the subgraphs read (their inputs beyond ONNX's, subgraphs.h) become the
+  // node's last inputs, in first-seen order.
+  for (const auto& [name, a] : node.attributes) {
+    if (a.kind != Attribute::Kind::Graph) continue;
+    for (size_t i = a.graph->inputs.size() - a.graph->outer_inputs; i < a.graph->inputs.size(); ++i) {
+      const std::string& v = a.graph->inputs[i].name;
+      if (std::find(node.captures.begin(), node.captures.end(), v) == node.captures.end()) node.captures.push_back(v);
+    }
+  }
+  node.inputs.insert(node.inputs.end(), node.captures.begin(), node.captures.end());
   // Every Constant carries its value as a 'value' tensor (value_float(s), value_int(s) become
   // one), so Graph::constant answers for all of them.
   if (node.op_type == "Constant" && node.domain.empty() && !node.has("value") && !node.attributes.empty()) {
@@ -155,8 +179,36 @@ void check_opset(const onnx::ModelProto& model) {
 // onnx::checker, its message on one line. An unsorted node order is accepted: q8 sorts nodes.
 // A model newer than libonnx is left to q8's own checks (what the import and each op's factory
 // verify): libonnx would judge its nodes by older schemas.
-void run_checker(const onnx::ModelProto& model, const std::string& model_path) {
-  if (!libonnx_knows(model)) return;
+// libonnx 1.12's checker wants a shape on every graph input and output, which ONNX (and ONNX
+// Runtime) leave optional: an unknown rank. The copy it checks gets an empty shape there.
+bool lacks_shapes(const onnx::GraphProto& g) {
+  for (const auto* list : {&g.input(), &g.output()})
+    for (const auto& v : *list)
+      if (v.type().has_tensor_type() && !v.type().tensor_type().has_shape()) return true;
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute())
+      if (a.has_g() && lacks_shapes(a.g())) return true;
+  return false;
+}
+
+void give_shapes(onnx::GraphProto& g) {
+  for (auto* list : {g.mutable_input(), g.mutable_output()})
+    for (auto& v : *list)
+      if (v.type().has_tensor_type()) v.mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (auto& n : *g.mutable_node())
+    for (auto& a : *n.mutable_attribute())
+      if (a.has_g()) give_shapes(*a.mutable_g());
+}
+
+void run_checker(const onnx::ModelProto& given, const std::string& model_path) {
+  if (!libonnx_knows(given)) return;
+  onnx::ModelProto shaped;
+  const bool reshape = lacks_shapes(given.graph());
+  if (reshape) {
+    shaped.CopyFrom(given);
+    give_shapes(*shaped.mutable_graph());
+  }
+  const onnx::ModelProto& model = reshape ? shaped : given;
   try {
     // With external data the checker must see the file's directory, which only its
     // path-taking form knows.
@@ -178,6 +230,57 @@ void run_checker(const onnx::ModelProto& model, const std::string& model_path) {
 
 }  // namespace
 
+namespace {
+
+Graph graph_from_proto(const onnx::GraphProto& g, const ReadContext& ctx, bool subgraph) {
+  Graph graph;
+  graph.name = g.name();
+  graph.ir_version = ctx.ir_version;
+  graph.opsets = ctx.opsets;
+  for (const auto& init : g.initializer()) graph.initializers[init.name()] = tensor_from_proto(init, ctx.base_dir);
+  for (const auto& in : g.input())
+    if (!graph.initializers.count(in.name())) graph.inputs.push_back(value_info_from_proto(in));
+  for (const auto& out : g.output()) graph.outputs.push_back(value_info_from_proto(out));
+  for (const auto& vi : g.value_info()) graph.value_info.push_back(value_info_from_proto(vi));
+  for (const auto& n : g.node()) graph.nodes.push_back(node_from_proto(n, ctx));
+  // A negative size on a graph input or output is an error, not an unknown dim.
+  for (const auto* list : {&g.input(), &g.output()})
+    for (const auto& v : *list) {
+      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+      const auto& dims = v.type().tensor_type().shape().dim();
+      for (int d = 0; d < dims.size(); ++d)
+        check(!dims[d].has_dim_value() || dims[d].dim_value() >= 0,
+              "'" + v.name() + "' declares dimension " + std::to_string(dims[d].dim_value()) + " at axis " + std::to_string(d) +
+                  "; a dimension is a size >= 0 or a symbol");
+    }
+  if (subgraph) {
+    // Values the subgraph reads but does not define come from the enclosing graphs: inputs of
+    // no declared type, after its own.
+    std::set<std::string> defined;
+    for (const auto& v : graph.inputs) defined.insert(v.name);
+    for (const auto& [name, t] : graph.initializers) defined.insert(name);
+    for (const Node& n : graph.nodes) defined.insert(n.outputs.begin(), n.outputs.end());
+    std::vector<std::string> outer;
+    auto read = [&](const std::string& v) {
+      if (!v.empty() && !defined.count(v) && std::find(outer.begin(), outer.end(), v) == outer.end()) outer.push_back(v);
+    };
+    for (const Node& n : graph.nodes)
+      for (const auto& in : n.inputs) read(in);
+    for (const auto& out : graph.outputs) read(out.name);
+    for (const std::string& v : outer) graph.inputs.push_back(ValueInfo{v, DType::Undefined, std::nullopt});
+    graph.outer_inputs = outer.size();
+  } else {
+    for (const auto& in : graph.inputs)
+      check(in.dtype != DType::Undefined, "input '" + in.name + "' has an unsupported or missing type");
+    check(!graph.nodes.empty(), "the graph has no nodes: there is nothing to run");
+    check(!graph.outputs.empty(), "the graph has no outputs");
+  }
+  sort_topologically(graph);
+  return graph;
+}
+
+}  // namespace
+
 Graph parse_model(const std::string& bytes, const std::string& base_dir, const std::string& what,
                   const std::string& model_path) {
   onnx::ModelProto model;
@@ -185,35 +288,14 @@ Graph parse_model(const std::string& bytes, const std::string& base_dir, const s
     throw Error(what + ": not an ONNX model (protobuf parsing failed; the file is truncated or of another format)");
   try {
     check_opset(model);
-    Graph graph;
-    const auto& g = model.graph();
-    graph.name = g.name();
-    graph.ir_version = model.ir_version();
+    ReadContext ctx;
+    ctx.base_dir = base_dir;
+    ctx.ir_version = model.ir_version();
+    for (const auto& o : model.opset_import()) ctx.opsets.push_back({o.domain(), o.version()});
+    Graph graph = graph_from_proto(model.graph(), ctx, false);  // sorted before the checker: q8's message names node and value
     graph.producer_name = model.producer_name();
     graph.producer_version = model.producer_version();
-    for (const auto& o : model.opset_import()) graph.opsets.push_back({o.domain(), o.version()});
     for (const auto& p : model.metadata_props()) graph.metadata[p.key()] = p.value();
-    for (const auto& init : g.initializer()) graph.initializers[init.name()] = tensor_from_proto(init, base_dir);
-    for (const auto& in : g.input())
-      if (!graph.initializers.count(in.name())) graph.inputs.push_back(value_info_from_proto(in));
-    for (const auto& out : g.output()) graph.outputs.push_back(value_info_from_proto(out));
-    for (const auto& vi : g.value_info()) graph.value_info.push_back(value_info_from_proto(vi));
-    for (const auto& n : g.node()) graph.nodes.push_back(node_from_proto(n, base_dir));
-    for (const auto& in : graph.inputs)
-      check(in.dtype != DType::Undefined, "input '" + in.name + "' has an unsupported or missing type");
-    // A negative size on a graph input or output is an error, not an unknown dim.
-    for (const auto* list : {&g.input(), &g.output()})
-      for (const auto& v : *list) {
-        if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
-        const auto& dims = v.type().tensor_type().shape().dim();
-        for (int d = 0; d < dims.size(); ++d)
-          check(!dims[d].has_dim_value() || dims[d].dim_value() >= 0,
-                "'" + v.name() + "' declares dimension " + std::to_string(dims[d].dim_value()) + " at axis " + std::to_string(d) +
-                    "; a dimension is a size >= 0 or a symbol");
-      }
-    check(!graph.nodes.empty(), "the graph has no nodes: there is nothing to run");
-    check(!graph.outputs.empty(), "the graph has no outputs");
-    sort_topologically(graph);  // before the checker: q8's message names node and value
     run_checker(model, model_path);
     return graph;
   } catch (const Error& e) {

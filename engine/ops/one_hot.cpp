@@ -17,6 +17,7 @@ class OneHot final : public Op {
     const Tensor& indices = required_input(in, 0, "OneHot", "indices");
     const Tensor& depth_t = required_input(in, 1, "OneHot", "depth");
     const Tensor& values = required_input(in, 2, "OneHot", "values");
+    check(indices.rank() >= 1, "OneHot: indices must have rank ≥ 1, got a scalar");
     check(depth_t.numel() == 1, "OneHot: depth must hold one value, got " + dims_to_string(depth_t.dims()));
     check(values.numel() == 2, "OneHot: values must hold two values (off, on), got " + dims_to_string(values.dims()));
     const int64_t depth = int64_t(depth_t.element_as_double(0));

@@ -2,6 +2,7 @@
 // known before running) → run (compute outputs).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/ir/graph.h"
 #include "engine/ir/node.h"
 #include "engine/ir/tensor.h"
 
@@ -69,6 +71,19 @@ const OpInfo* find_op(std::string_view op_type);  // the default domain
 const OpInfo* find_op(std::string_view domain, std::string_view op_type);
 std::span<const OpInfo> registered_ops();  // the default domain
 std::span<const OpInfo> contrib_ops();      // the other domains (contrib_ops.inc)
+
+// Runs one subgraph of a control-flow node (If's branches, Loop's body) on the host: values binds
+// the subgraph's inputs (its own, then the outer values it reads) by name; returns its outputs in
+// order, owned by the caller. The executor provides the runners (engine/exec/executor.cpp).
+class SubgraphRunner {
+ public:
+  virtual ~SubgraphRunner() = default;
+  virtual std::vector<Tensor> run(const std::map<std::string, Tensor>& values) = 0;
+};
+using SubgraphRunnerFactory = std::unique_ptr<SubgraphRunner> (*)(const Graph& graph);
+void set_subgraph_runner_factory(SubgraphRunnerFactory factory);
+// A runner for graph; an Error when no executor registered a factory.
+std::unique_ptr<SubgraphRunner> make_subgraph_runner(const Graph& graph);
 
 // Input i, which must be present; the Error names the op and the input index.
 const Tensor& required_input(const Inputs& in, size_t i, const char* op, const char* what);

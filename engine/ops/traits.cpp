@@ -12,6 +12,7 @@ namespace {
 constexpr const char* kElementwise = "an elementwise function, FP32 between its neighbours' Q/DQ";
 constexpr const char* kTypes = "works on shapes, indices or masks, not on activations";
 constexpr const char* kConstant = "a constant";
+constexpr const char* kSubgraphs = "runs its subgraphs on the host, in FP32";
 constexpr const char* kQdq = "a quantization op itself";
 constexpr const char* kReduce = "a reduction, FP32 between its neighbours' Q/DQ";
 constexpr const char* kInference = "an op of the inference graph's rewrites, after quantization";

@@ -45,6 +45,7 @@ enum class Output {
   ZeroPoint,       // QuantizeLinear: its zero point's, uint8 without one
   ValueAttribute,  // ConstantOfShape: its `value`'s, float32 without one
   DtypeAttribute,  // EyeLike: its `dtype`, input 0's without one
+  Subgraph,        // If: its then_branch's output of that position; Loop: its body's (after cond)
   Int8,            // the q8 domain's QAdd and QConcat
   Int8OrBias,      // QConv, QConvTranspose, QGemm: int8, or float32 when their bias is float32
 };

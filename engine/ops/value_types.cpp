@@ -43,6 +43,12 @@ DType ValueTypes::produced(const Node& n, size_t slot) const {
       const Tensor* t = n.attr_tensor("value");
       return t ? t->dtype() : DType::Float32;
     }
+    case Output::Subgraph: {
+      const Graph* g = n.attr_graph("then_branch");
+      const size_t at = g ? slot : slot + 1;  // Loop's body: cond comes first
+      if (!g) g = n.attr_graph("body");
+      return g && at < g->outputs.size() ? g->outputs[at].dtype : DType::Undefined;
+    }
     case Output::DtypeAttribute:
       return n.has("dtype") ? dtype_from_onnx(int(n.attr_int("dtype", 0)), n.describe() + " attribute 'dtype'") : input(0);
     case Output::Int8: return DType::Int8;

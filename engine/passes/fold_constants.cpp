@@ -49,7 +49,7 @@ ConstantFoldReport fold_constants(Graph& g) {
       return in.empty() || g.initializers.count(in);
     });
     const bool static_shape = shapes && n.op_type == "Shape" && n.domain.empty() && !n.inputs.empty();
-    const bool foldable = n.domain.empty() && find_op(n.op_type) && (constant_inputs || static_shape) &&
+    const bool foldable = n.domain.empty() && find_op(n.op_type) && !n.has_subgraphs() && (constant_inputs || static_shape) &&
                           std::none_of(n.outputs.begin(), n.outputs.end(), [&](auto& o) { return outputs.count(o) > 0; });
     if (!foldable) {
       kept.push_back(n);

@@ -157,3 +157,77 @@ TEST(Float16, ConvertsWithRoundHalfToEven) {
 
 }  // namespace
 }  // namespace q8
+
+namespace q8 {
+namespace {
+
+// If(c) { then: y = x + 1 (x read from the outer graph); else: y = -x }, x = Relu(input).
+onnx::ModelProto if_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("if");
+  auto typed = [](onnx::ValueInfoProto* v, const std::string& name, int type, bool scalar) {
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    if (!scalar) tt->mutable_shape()->add_dim()->set_dim_value(3);
+    else tt->mutable_shape();
+  };
+  typed(g->add_input(), "input", onnx::TensorProto::FLOAT, false);
+  typed(g->add_input(), "c", onnx::TensorProto::BOOL, true);
+  typed(g->add_output(), "y", onnx::TensorProto::FLOAT, false);
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu"), relu->add_input("input"), relu->add_output("x");
+  auto branch = [&](onnx::AttributeProto* a, const std::string& name, const std::string& op) {
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* b = a->mutable_g();
+    b->set_name(name);
+    typed(b->add_output(), "out_" + name, onnx::TensorProto::FLOAT, false);
+    auto* n = b->add_node();
+    n->set_op_type(op), n->add_input("x");
+    if (op == "Add") {
+      n->add_input("one");
+      Tensor one = Tensor::scalar<float>(1.0f);
+      tensor_to_proto(one, *b->add_initializer());
+      b->mutable_initializer(0)->set_name("one");
+    }
+    n->add_output("out_" + name);
+  };
+  auto* node = g->add_node();
+  node->set_op_type("If"), node->set_name("if"), node->add_input("c"), node->add_output("y");
+  branch(node->add_attribute(), "then_branch", "Add");
+  branch(node->add_attribute(), "else_branch", "Neg");
+  return m;
+}
+
+// A subgraph's outer reads become the node's captured inputs; a pass that renames one (here: a
+// producer inserted in front) is carried into the subgraph on export, and the exported model
+// computes the same, passes onnx::checker and re-imports with the same captures.
+TEST(Export, SubgraphsReadTheirOuterValuesUnderTheirNewNames) {
+  const fs::path dir = temp_dir("subgraphs");
+  Graph g = parse_model(if_model().SerializeAsString(), "", "if");
+  ASSERT_EQ(g.nodes.size(), 2u);
+  const Node& n = g.nodes[1];
+  EXPECT_EQ(n.captures, std::vector<std::string>({"x"}));
+  EXPECT_EQ(n.inputs, std::vector<std::string>({"c", "x"}));
+  const Tensor input = Tensor::from_vector<float>({3}, {-1.0f, 0.5f, 2.0f});
+  auto run = [&](const Graph& graph, bool c) { return Executor(graph).run({{"input", input}, {"c", Tensor::scalar<bool>(c)}}).at("y"); };
+  EXPECT_EQ(run(g, true).to_floats(), std::vector<float>({1.0f, 1.5f, 3.0f}));
+  EXPECT_EQ(run(g, false).to_floats(), std::vector<float>({-0.0f, -0.5f, -2.0f}));
+  // Renamed: x → Identity → x_renamed, which the If now reads.
+  Node id;
+  id.op_type = "Identity", id.name = "id", id.inputs = {"x"}, id.outputs = {"x_renamed"};
+  g.nodes.insert(g.nodes.begin() + 1, id);
+  g.nodes[2].inputs[1] = "x_renamed";
+  save_model(g, (dir / "renamed.onnx").string());
+  const Graph back = load_model((dir / "renamed.onnx").string());
+  EXPECT_EQ(back.nodes.back().captures, std::vector<std::string>({"x_renamed"}));
+  EXPECT_EQ(run(back, true).to_floats(), std::vector<float>({1.0f, 1.5f, 3.0f}));
+  EXPECT_EQ(run(back, false).to_floats(), std::vector<float>({-0.0f, -0.5f, -2.0f}));
+}
+
+}  // namespace
+}  // namespace q8

@@ -70,7 +70,8 @@ class Case:
 
     def describe(self):
         shapes = ", ".join(f"{k}{list(np.shape(v))}" for k, v in {**self.inputs, **self.consts}.items())
-        return f"{self.op}({shapes}) {self.attrs}"
+        attrs = {k: (f"<graph of {len(v.node)} nodes>" if isinstance(v, onnx.GraphProto) else v) for k, v in self.attrs.items()}
+        return f"{self.op}({shapes}) {attrs}"
 
 
 def f32(r, *shape, lo=-2.0, hi=2.0):
@@ -716,6 +717,59 @@ def recurrent_case(op):
     return gen
 
 
+def if_case(r):
+    """If on a runtime bool: branches that read the outer inputs (captured values), one that only passes
+    an outer value through, one with a nested If, and outputs of different shapes per branch."""
+    shape = shape_of(r, 1, 3, zero=0.0)
+    out = helper.make_tensor_value_info("o", TensorProto.FLOAT, None)
+    then_nodes = [helper.make_node("Add", ["x", "y"], ["o"])]
+    kind = int(r.integers(0, 3))
+    if kind == 0:
+        else_nodes = [helper.make_node("Mul", ["x", "y"], ["o"])]
+    elif kind == 1:  # a different shape
+        else_nodes = [helper.make_node("ReduceSum", ["x"], ["o"], keepdims=0)]
+    else:  # a nested If on a value computed inside the branch
+        inner_then = helper.make_graph([helper.make_node("Neg", ["x"], ["io"])], "inner_then", [],
+                                       [helper.make_tensor_value_info("io", TensorProto.FLOAT, None)])
+        inner_else = helper.make_graph([helper.make_node("Identity", ["y"], ["io"])], "inner_else", [],
+                                       [helper.make_tensor_value_info("io", TensorProto.FLOAT, None)])
+        else_nodes = [helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0),
+                      helper.make_node("Greater", ["m", "zero"], ["c2"]),
+                      helper.make_node("If", ["c2"], ["o"], then_branch=inner_then, else_branch=inner_else)]
+    then_g = helper.make_graph(then_nodes, "then", [], [out])
+    else_g = helper.make_graph(else_nodes, "else", [], [out])
+    inputs = {"c": np.array(r.random() < 0.5), "x": f32(r, *shape), "y": f32(r, *shape)}
+    return Case("If", inputs, {"then_branch": then_g, "else_branch": else_g}, {"zero": np.array(0, np.float32)},
+                order=["c"], opset=13)
+
+
+def loop_case(r):
+    """Loop with a trip count, a cond the body computes, or both; a carried sum, a scan output, and a
+    captured outer value; zero trips included."""
+    shape = shape_of(r, 1, 3, zero=0.0)
+    body_in = [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cin", TensorProto.BOOL, []),
+               helper.make_tensor_value_info("acc", TensorProto.FLOAT, None)]
+    body_out = [helper.make_tensor_value_info("cout", TensorProto.BOOL, []), helper.make_tensor_value_info("acc2", TensorProto.FLOAT, None),
+                helper.make_tensor_value_info("scan", TensorProto.FLOAT, None)]
+    nodes = [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["x", "fi"], ["step"]),          # x is captured from the outer graph
+             helper.make_node("Add", ["acc", "step"], ["acc2"]),
+             helper.make_node("ReduceSum", ["acc2"], ["total"], keepdims=0),
+             helper.make_node("Less", ["total", "limit"], ["cout"]),
+             helper.make_node("Identity", ["acc2"], ["scan"])]
+    body = helper.make_graph(nodes, "body", body_in, body_out)
+    form = int(r.integers(0, 3))
+    trips = np.array(int(r.integers(0, 5)), np.int64)
+    consts = {"limit": np.array(float(r.uniform(-2, 20)), np.float32)}
+    inputs = {"x": f32(r, *shape, lo=0, hi=2), "a0": f32(r, *shape)}
+    if form == 0:  # trip count only
+        return Case("Loop", inputs, {"body": body}, {**consts, "m": trips}, outputs=2, order=["m", "", "a0"], opset=13)
+    cond = np.array(r.random() < 0.8)
+    if form == 1:  # cond only (the body stops it: x ≥ 0 makes the total grow)
+        return Case("Loop", {**inputs, "c": cond}, {"body": body}, consts, outputs=2, order=["", "c", "a0"], opset=13)
+    return Case("Loop", {**inputs, "c": cond}, {"body": body}, {**consts, "m": trips}, outputs=2, order=["m", "c", "a0"], opset=13)
+
+
 def shape_case(r):
     shape = shape_of(r, 1, 4)
     attrs = {}
@@ -764,7 +818,7 @@ def generators():
         "And": logical_case("And"), "Or": logical_case("Or"), "Xor": logical_case("Xor"), "Not": not_case,
         "IsNaN": is_nan_case, "IsInf": is_inf_case, "GreaterOrEqual": compare_case("GreaterOrEqual"),
         "LessOrEqual": compare_case("LessOrEqual"),
-        "LSTM": recurrent_case("LSTM"), "GRU": recurrent_case("GRU"), "RNN": recurrent_case("RNN"), "Einsum": einsum_case, "Range": range_case, "CumSum": cum_sum_case, "Tile": tile_case, "Trilu": trilu_case, "OneHot": one_hot_case,
+        "If": if_case, "Loop": loop_case, "LSTM": recurrent_case("LSTM"), "GRU": recurrent_case("GRU"), "RNN": recurrent_case("RNN"), "Einsum": einsum_case, "Range": range_case, "CumSum": cum_sum_case, "Tile": tile_case, "Trilu": trilu_case, "OneHot": one_hot_case,
         "NonZero": non_zero_case, "ArgMax": arg_case("ArgMax"), "ArgMin": arg_case("ArgMin"), "TopK": top_k_case,
         "GatherElements": gather_elements_case, "GatherND": gather_nd_case, "ScatterElements": scatter_elements_case,
         "ScatterND": scatter_nd_case, "Size": size_case, "CastLike": cast_like_case, "EyeLike": eye_like_case,
