@@ -16,19 +16,11 @@ const std::string& MethodChoice::method_for(const std::string& tensor, const std
 }
 
 Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(options) {
-  // Constants: initializers, Constant outputs, and outputs of nodes fed by constants only.
-  std::set<std::string> constant;
-  for (const auto& [name, t] : graph.initializers) constant.insert(name);
-  for (const Node& n : graph.nodes) {
-    bool all_constant = true;
-    for (const auto& in : n.inputs) all_constant = all_constant && (in.empty() || constant.count(in));
-    if (n.op_type == "Constant" || n.op_type == "Shape" || all_constant) {
-      for (const auto& o : n.outputs) constant.insert(o);
-      continue;
-    }
+  // Activations: what the data decides (values known without it are not observed: traits.h).
+  const std::set<std::string> known = data_independent_values(graph);
+  for (const Node& n : graph.nodes)
     for (const auto& o : n.outputs)
-      if (!o.empty()) candidates_.insert(o), producer_op_[o] = n.op_type;
-  }
+      if (!o.empty() && !known.count(o)) candidates_.insert(o), producer_op_[o] = n.op_type;
   for (const auto& in : graph.inputs)
     if (in.dtype == DType::Float32) candidates_.insert(in.name);
   // Tensors taken from another's observer instead of being scanned (docs/calibration.md, "Relu

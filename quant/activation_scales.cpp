@@ -7,7 +7,7 @@
 namespace q8 {
 
 std::map<std::string, float> activation_scales(const GraphIndex& index, const std::vector<NodeMark>& marks, const RangeTable& table,
-                                               const std::set<std::string>& pinned) {
+                                               const std::set<std::string>& pinned, const std::set<std::string>& data_independent) {
   const Graph& g = index.graph();
   std::map<std::string, size_t> carrier_of;  // carrier output → node index
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -22,10 +22,13 @@ std::map<std::string, float> activation_scales(const GraphIndex& index, const st
     if (auto c = carrier_of.find(t); c != carrier_of.end() && !pinned.count(t)) {
       const Node& n = g.nodes[c->second];
       const size_t count = n.op_type == "Concat" ? n.inputs.size() : 1;
-      for (size_t k = 0; k < count; ++k) {
-        if (n.inputs[k].empty() || index.constant(n.inputs[k])) continue;
-        if (auto in = scale_of(n.inputs[k])) s = std::max(s.value_or(0.0f), *in);
-      }
+      bool joins_known = false;  // a Concat joining values known without the data: its own range covers them
+      for (size_t k = 0; k < count; ++k) joins_known = joins_known || (!n.inputs[k].empty() && data_independent.count(n.inputs[k]));
+      if (!(joins_known && count > 1 && table.activations.count(t)))
+        for (size_t k = 0; k < count; ++k) {
+          if (n.inputs[k].empty() || data_independent.count(n.inputs[k])) continue;
+          if (auto in = scale_of(n.inputs[k])) s = std::max(s.value_or(0.0f), *in);
+        }
     }
     if (!s) {
       auto it = table.activations.find(t);

@@ -14,8 +14,10 @@
 namespace q8 {
 
 // Error naming every tensor the rules quantize that the table has no range for. `pinned`
-// tensors keep their own range even behind a carrier (overrides).
+// tensors keep their own range even behind a carrier (overrides). Values known without the data
+// (`data_independent`) carry no scale: a Concat joining one with activations takes its own
+// observed range, which covers the joined values.
 std::map<std::string, float> activation_scales(const GraphIndex& index, const std::vector<NodeMark>& marks, const RangeTable& table,
-                                               const std::set<std::string>& pinned);
+                                               const std::set<std::string>& pinned, const std::set<std::string>& data_independent);
 
 }  // namespace q8

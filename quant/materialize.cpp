@@ -95,8 +95,9 @@ Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& optio
   // One analysis of the prepared graph serves the steps; the nodes stay as they are until step 3.
   const GraphIndex index(g);
   const ValueTypes types(index);
-  const std::vector<NodeMark> marks = mark_nodes({index, types, options}, exclude);
-  const std::map<std::string, float> scales = activation_scales(index, marks, table, options.pinned);
+  const std::set<std::string> independent = data_independent_values(g);
+  const std::vector<NodeMark> marks = mark_nodes({index, types, options, independent}, exclude);
+  const std::map<std::string, float> scales = activation_scales(index, marks, table, options.pinned, independent);
   materialize(g, index, marks, scales, options, report);
   return g;
 }

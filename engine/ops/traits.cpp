@@ -79,4 +79,19 @@ bool commutes_with_quantize(const Node& node, const GraphIndex& index, std::stri
   return t->commutes(node, index, why);
 }
 
+std::set<std::string> data_independent_values(const Graph& graph) {
+  std::set<std::string> known;
+  for (const auto& [name, t] : graph.initializers) known.insert(name);
+  for (const Node& n : graph.nodes) {
+    const OpTraits* traits = find_traits(n);
+    bool independent = !n.has_subgraphs();
+    for (size_t i = 0; i < n.inputs.size() && independent; ++i)
+      independent = n.inputs[i].empty() || known.count(n.inputs[i]) || (i == 0 && traits && traits->dims_only);
+    if (independent)
+      for (const auto& o : n.outputs)
+        if (!o.empty()) known.insert(o);
+  }
+  return known;
+}
+
 }  // namespace q8

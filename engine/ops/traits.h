@@ -7,6 +7,7 @@
 // (tests/ops/op_traits_test.cpp).
 #pragma once
 
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -71,6 +72,8 @@ struct OpTraits {
   // An input that holds a value of input 0's kind (Pad's constant_value): on int8 it is quantized
   // with input 0's scale. -1 for none.
   int value_input = -1;
+  // Reads input 0's dims only, never its values (Shape, Size, EyeLike).
+  bool dims_only = false;
   // The newest opset after 17 (libonnx's newest) in which ONNX changed the op's inputs, attributes
   // or meaning; 0 for none. From there libonnx's older schema does not describe the op.
   int changed_after_17 = 0;
@@ -83,6 +86,13 @@ std::span<const OpTraits> op_traits();
 
 // Why node stays FP32 where no rule takes it: its traits' reason, else "no INT8 rule for <op>".
 std::string fp32_reason(const Node& node);
+
+// The values of graph that do not depend on the data fed to it: initializers, Constant outputs,
+// and outputs of nodes (without subgraphs) whose inputs are all such values or are read for
+// their dims only (a Shape of an activation). They are known once the input shapes are: masks,
+// position ids, anchors, a broadcast class token. Calibration does not observe them, and the
+// quantization rules treat them as constants (docs/quantization.md, "Values known without the data").
+std::set<std::string> data_independent_values(const Graph& graph);
 
 // Whether node of index's graph commutes with quantization (its traits, then its predicate);
 // `why` says why not.

@@ -7,7 +7,9 @@ namespace q8 {
 
 NodeMark mark_matmul(const Node& node, const MarkContext& ctx) {
   if (node.inputs.size() < 2) return {{}, false, "it has fewer than two inputs"};
+  if (ctx.is_constant(node.inputs[0])) return {{}, false, kKnownA};
   const Tensor* b = ctx.index.constant(node.inputs[1]);
+  if (!b && ctx.is_constant(node.inputs[1])) return {{}, false, kShapeB};
   if (!b && !ctx.options.quantize_bmm) return {{}, false, kBmmReason};
   if (!b) return {{{0, false, std::nullopt, 1}, {1, false, std::nullopt, 1}}, false, ""};
   if (b->rank() < 2) return {{}, false, "its constant B is 1-D"};

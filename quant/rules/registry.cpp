@@ -33,7 +33,6 @@ QuantRule find_rule(const Node& node) {
   return traits && traits->commutes ? mark_scale_carrier : nullptr;
 }
 
-bool MarkContext::is_constant(const std::string& value) const { return index.constant(value) != nullptr; }
 
 bool MarkContext::is_float(const std::string& value) const {
   const DType d = types.of(value);

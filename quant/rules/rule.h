@@ -34,6 +34,9 @@ struct InputNeed {
 
 // Why a MatMul or Gemm of two activations stays FP32 unless --quantize-bmm.
 inline constexpr const char* kBmmReason = "both inputs are activations (attention-style; --quantize-bmm quantizes them)";
+// Why a MatMul or Gemm whose operand is known without the data but not a constant stays FP32.
+inline constexpr const char* kShapeB = "its B is computed from shapes at run time, not a constant weight";
+inline constexpr const char* kKnownA = "its A is known without the data (computed from constants and shapes)";
 
 struct NodeMark {
   std::vector<InputNeed> inputs;  // inputs to quantize
@@ -45,12 +48,15 @@ struct MarkContext {
   const GraphIndex& index;
   const ValueTypes& types;
   const QuantOptions& options;
+  const std::set<std::string>& data_independent;  // engine/ops/traits.h's data_independent_values
   // The need of a constant weight w read by node as input 1: per output channel along
   // per_channel_axis, or per tensor with --per-tensor-weights.
   InputNeed weight_need(const Node& node, const Tensor& w, int64_t group = 1) const {
     return {1, true, options.per_tensor_weights ? std::nullopt : per_channel_axis(node, w.rank()), group};
   }
-  bool is_constant(const std::string& value) const;
+  // Whether value is known without the data: a constant, or computed from constants and shapes
+  // (a mask, position ids, anchors). The rules treat it as a constant.
+  bool is_constant(const std::string& value) const { return data_independent.count(value) > 0; }
   // Whether value holds floating-point numbers (engine/ops/value_types.h; unknown counts as float).
   bool is_float(const std::string& value) const;
   // The op type of the node producing value ("" for graph inputs and constants).
