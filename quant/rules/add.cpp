@@ -9,7 +9,9 @@ NodeMark mark_add(const Node& node, const MarkContext& ctx) {
   if (node.inputs.size() != 2) return {{}, false, "it does not have two inputs"};
   std::vector<InputNeed> needs;
   for (size_t i = 0; i < 2; ++i) {
-    if (ctx.is_constant(node.inputs[i])) continue;  // a bias-like constant stays FP32
+    // An Add of a constant (or of a value known without the data) is a bias: nothing to quantize,
+    // and after a MatMul the lowering folds it into the fused op (docs/quantization.md, "Linear").
+    if (ctx.is_constant(node.inputs[i])) return {{}, false, "it adds a constant (a bias)"};
     if (!ctx.is_float(node.inputs[i])) return {{}, false, "it adds integers (shape arithmetic)"};
     needs.push_back({i, false, std::nullopt, 1});
   }
@@ -25,7 +27,6 @@ NodeMark mark_add(const Node& node, const MarkContext& ctx) {
         break;
       }
   }
-  if (needs.empty()) return {{}, false, "its inputs are constants"};
   return {needs, false, ""};
 }
 

@@ -8,7 +8,8 @@ For each model:
   1. `q8 inspect` calls every op supported;
   2. `q8 run` equals ONNX Runtime within ONNX's tolerance (|q8 − ort| <= 1e-4 + 1e-3·|ort|);
   3. `q8 calibrate` (max) on the batch, then `q8 quantize`: ONNX Runtime loads and runs the QDQ
-     model, and q8's run of the QDQ model agrees with ONNX Runtime's (cosine >= 0.999);
+     model, q8's run of the QDQ model agrees with ONNX Runtime's (cosine >= 0.999), and no Q/DQ
+     pair sits between a MatMul and its bias Add;
   4. `q8 build` lowers it (at least one fused INT8 op) and `q8 run PLAN` on the CPU stays with
      ONNX Runtime's QDQ outputs (cosine >= 0.999);
   5. with --opencl, the same plan with every quantized tensor made an output runs through OpenCL (PoCL here):
@@ -118,6 +119,16 @@ def check_case(c, tally):
         cos = cosine(g, w)
         tally.check(f"{n}: {k}: q8's QDQ run against ONNX Runtime's, cosine {cos:.6f} (>= 0.999); INT8 QDQ against FP32 "
                     f"{cosine(w, fp32[k]):.4f}", "" if cos >= 0.999 else "below the bound")
+
+    # Linear = MatMul + Add(bias): nothing between the two in the QDQ model (docs/quantization.md, "Linear").
+    m = onnx.load(qdq)
+    produced = {o: nd for nd in m.graph.node for o in nd.output}
+    consts = {i.name for i in m.graph.initializer}
+    split = [nd.name for nd in m.graph.node if nd.op_type == "Add" and any(
+        i in produced and produced[i].op_type == "DequantizeLinear" and produced[i].input[0] in produced and
+        produced[produced[i].input[0]].op_type == "QuantizeLinear" and produced[produced[i].input[0]].input[0] in produced and
+        produced[produced[produced[i].input[0]].input[0]].op_type == "MatMul" for i in nd.input) and any(i in consts for i in nd.input)]
+    tally.check(f"{n}: no Q/DQ between a MatMul and its bias Add", f"split: {split[:3]}" if split else "")
 
     p = c.q8("build", qdq, "-o", plan)
     lowered = next((l for l in p.stdout.splitlines() if l.startswith("lowering:")), "")

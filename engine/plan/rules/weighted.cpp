@@ -1,6 +1,6 @@
-// DQ(x), DQ(w) → Conv | ConvTranspose | Gemm | MatMul (+ bias) [→ Relu/Clip…] [→ Add(DQ(r)) [→
-// Relu/Clip…]] → Q  becomes one QConv, QConvTranspose or QGemm with int8 output; with no Q after
-// it, one with FP32 output (docs/quantization.md, "Requantization").
+// DQ(x), DQ(w) → Conv | ConvTranspose | Gemm | MatMul (+ bias, or a MatMul's bias Add) [→
+// Relu/Clip…] [→ Add(DQ(r)) [→ Relu/Clip…]] → Q  becomes one QConv, QConvTranspose or QGemm with
+// int8 output; with no Q after it, one with FP32 output (docs/quantization.md, "Requantization").
 #include <cmath>
 
 #include "engine/ir/weight_axis.h"
@@ -122,6 +122,22 @@ std::optional<std::vector<float>> read_bias(const QdqGraph& g, const Node& op, i
   return b;
 }
 
+// A MatMul's bias (or a Gemm's without C): the Add of a constant float32 holding one value per
+// output channel along the last axis ([N] or [1, …, 1, N]) that alone reads the op's output, as
+// exporters write nn.Linear on 3-D activations (docs/quantization.md, "Transformers"). Its index,
+// with bias filled, or -1.
+int bias_add(const QdqGraph& g, const Node& op, int64_t c_out, std::vector<float>& bias) {
+  if (op.op_type != "MatMul" && !(op.op_type == "Gemm" && (op.inputs.size() < 3 || op.inputs[2].empty()))) return -1;
+  const int reader = g.sole_reader(op.outputs[0]);
+  if (reader < 0 || g.node(reader).op_type != "Add" || !g.node(reader).domain.empty()) return -1;
+  const Node& a = g.node(reader);
+  if (a.inputs.size() != 2 || a.inputs[0] == a.inputs[1]) return -1;
+  const Tensor* t = g.graph().constant(a.inputs[0] == op.outputs[0] ? a.inputs[1] : a.inputs[0]);
+  if (!t || t->dtype() != DType::Float32 || t->numel() != c_out || t->rank() == 0 || t->dims().back() != c_out) return -1;
+  for (int64_t c = 0; c < c_out; ++c) bias[size_t(c)] += t->data<float>()[c];
+  return reader;
+}
+
 // Per output channel: whether every int8 weight of it is 0 (one pass over the weight).
 std::vector<bool> zero_channels(const Node& op, const Tensor& w, int64_t c_out) {
   std::vector<bool> zero(size_t(c_out), true);
@@ -159,19 +175,20 @@ struct Epilogue {
   const ActivationChain& activations() const { return add >= 0 ? after_add : first; }
 };
 
-Epilogue follow_epilogue(const QdqGraph& g, const Node& op) {
+// The epilogue after `out`, the weighted op's output (or its bias Add's).
+Epilogue follow_epilogue(const QdqGraph& g, const std::string& out) {
   Epilogue e;
-  e.first = follow_activations(g, op.outputs[0]);
+  e.first = follow_activations(g, out);
   e.tail = e.first.output;
   if (!e.first.nodes.empty()) return e;
-  const int reader = g.sole_reader(op.outputs[0]);
+  const int reader = g.sole_reader(out);
   if (reader < 0 || g.node(reader).op_type != "Add" || !g.node(reader).domain.empty()) return e;
   const Node& a = g.node(reader);
-  const std::string& other = a.inputs[0] == op.outputs[0] ? a.inputs[1] : a.inputs[0];
+  const std::string& other = a.inputs[0] == out ? a.inputs[1] : a.inputs[0];
   std::string ignore;
   int dr = -1;
   if (a.inputs[0] != a.inputs[1] && (dr = g.per_tensor_dequantize(other, e.residual, ignore)) >= 0 && !g.constant(g.node(dr).inputs[0]) &&
-      !shapes_differ(g, op.outputs[0], other)) {
+      !shapes_differ(g, out, other)) {
     e.add = reader, e.residual_dq = dr;
     e.after_add = follow_activations(g, a.outputs[0]);
     e.tail = e.after_add.output;
@@ -258,8 +275,10 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   std::optional<Weight> w = read_weight(g, op, why);
   if (!w) return std::nullopt;
   for (float& s : w->scales) s = alpha * s;  // Gemm's alpha scales the weight: s_w[c] := alpha · s_w[c]
-  const std::optional<std::vector<float>> bias = read_bias(g, op, int64_t(w->scales.size()), why);
+  std::optional<std::vector<float>> bias = read_bias(g, op, int64_t(w->scales.size()), why);
   if (!bias) return std::nullopt;
+  const int add = bias_add(g, op, int64_t(w->scales.size()), *bias);
+  const std::string out = add >= 0 ? g.node(add).outputs[0] : op.outputs[0];
 
   Fusion f;
   f.fused = op;
@@ -268,8 +287,9 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   for (const char* drop : {"alpha", "beta", "transA"}) f.fused.attributes.erase(drop);
   f.fused.inputs = {g.node(dx).inputs[0], w->name};
   f.consumed = {anchor};
+  if (add >= 0) f.consumed.push_back(add), f.fused.outputs = {out};
   if (w->quantized_here) f.initializers[w->name] = w->q;
-  const Epilogue e = follow_epilogue(g, op);
+  const Epilogue e = follow_epilogue(g, out);
   QuantParams y;
   if (!end_at_quantize(g, e.tail, f, y)) finish_float_output(g, op, *w, *bias, x.scale(), f);
   else finish_int8_output(g, op, *w, *bias, x.scale(), y.scale(), e, f);
