@@ -1,8 +1,23 @@
 #include "quant/marks.h"
 
+#include <functional>
+
 #include "engine/ops/traits.h"
 
 namespace q8 {
+
+namespace {
+
+// --quantize-op: every float activation input per tensor (for a backend that runs the op in INT8).
+NodeMark mark_requested(const Node& n, const MarkContext& ctx) {
+  NodeMark m;
+  for (size_t i = 0; i < n.onnx_inputs(); ++i)
+    if (!n.inputs[i].empty() && !ctx.is_constant(n.inputs[i]) && ctx.is_float(n.inputs[i])) m.inputs.push_back({i, false, std::nullopt, 1});
+  if (m.inputs.empty()) m.fp32_reason = "--quantize-op: no float activation input";
+  return m;
+}
+
+}  // namespace
 
 std::vector<NodeMark> mark_nodes(const MarkContext& ctx, const std::set<std::string>& exclude) {
   const Graph& g = ctx.index.graph();
@@ -11,8 +26,27 @@ std::vector<NodeMark> mark_nodes(const MarkContext& ctx, const std::set<std::str
     const Node& n = g.nodes[i];
     if (n.op_type == "Constant") continue;
     if (exclude.count(n.name) || exclude.count(n.op_type)) marks[i].fp32_reason = "excluded";
+    else if (ctx.options.quantize_ops.count(n.op_type) && n.domain.empty()) marks[i] = mark_requested(n, ctx);
     else if (const QuantRule rule = find_rule(n)) marks[i] = rule(n, ctx);
     else marks[i].fp32_reason = fp32_reason(n);
+  }
+  // An Add is quantized only where its sum is read in INT8: a reader (through scale carriers)
+  // quantizes it. Otherwise its Q/DQ pairs would only add noise before an FP32 op (a transformer's
+  // residual before its LayerNorm, an additive attention mask). Last Add first, so that a later
+  // Add's own answer is settled when an earlier one asks it.
+  std::function<bool(const std::string&)> read_quantized = [&](const std::string& value) {
+    for (int r : ctx.index.readers(value)) {
+      const Node& reader = g.nodes[size_t(r)];
+      for (const InputNeed& need : marks[size_t(r)].inputs)
+        if (reader.inputs[need.input] == value) return true;
+      if (marks[size_t(r)].scale_carrier && !reader.outputs.empty() && read_quantized(reader.outputs[0])) return true;
+    }
+    return false;
+  };
+  for (size_t i = g.nodes.size(); i-- > 0;) {
+    const Node& n = g.nodes[i];
+    if (n.op_type == "Add" && n.domain.empty() && !marks[i].inputs.empty() && !n.outputs.empty() && !read_quantized(n.outputs[0]))
+      marks[i] = {{}, false, "its sum feeds no quantized op"};
   }
   return marks;
 }

@@ -21,6 +21,7 @@ struct QuantOptions {
   bool fp32_weights = false;         // FP32 weights behind Q→DQ instead of int8 initializers
   AddMode add_mode = AddMode::Both;
   bool quantize_bmm = false;         // also MatMul/Gemm of two activations (attention's Q·Kᵀ, P·V)
+  std::set<std::string> quantize_ops;  // op types without a rule whose float activation inputs are quantized (--quantize-op)
   std::set<std::string> pinned;      // tensors whose own range wins over a scale carrier's (overrides)
 };
 

@@ -149,7 +149,7 @@ TEST(Quantize, IntegerAddsStayUnquantized) {
   Graph g;
   g.opsets = {{"", 13}};
   g.inputs = {{"x", DType::Float32, std::vector<Dim>{Dim{2, ""}, Dim{3, ""}}}};
-  g.outputs = {{"y", DType::Float32, std::nullopt}, {"n", DType::Undefined, std::nullopt}};
+  g.outputs = {{"z", DType::Float32, std::nullopt}, {"n", DType::Undefined, std::nullopt}};
   Tensor zero(DType::Int64, Dims{});
   zero.data<int64_t>()[0] = 0;
   g.initializers["zero"] = zero;
@@ -166,10 +166,35 @@ TEST(Quantize, IntegerAddsStayUnquantized) {
   node("Add", {"d0", "one"}, "n");
   node("Relu", {"x"}, "r");
   node("Add", {"r", "x"}, "y");
+  g.initializers["w"] = random_tensor({3, 3}, 6);
+  node("MatMul", {"y", "w"}, "z");  // reads the float sum in INT8, so the float Add is quantized
   QuantizeReport report;
-  const Graph q = quantize_graph(g, table_for({{"x", 1.0}, {"r", 1.0}}), {}, {}, report);
-  ASSERT_EQ(report.quantized.size(), 1u);
-  EXPECT_EQ(report.quantized[0], "y");
+  const Graph q = quantize_graph(g, table_for({{"x", 1.0}, {"r", 1.0}, {"y", 2.0}}), {}, {}, report);
+  EXPECT_EQ(report.quantized, std::vector<std::string>({"y", "z"}));
+}
+
+// An Add whose sum no quantized op reads (a transformer's residual before LayerNorm) stays FP32.
+TEST(Quantize, AnAddWhoseSumFeedsNoQuantizedOpStaysFp32) {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{Dim{2, ""}, Dim{3, ""}}}};
+  g.outputs = {{"y", DType::Float32, std::nullopt}};
+  g.initializers["s"] = random_tensor({3}, 7);
+  g.initializers["b"] = random_tensor({3}, 8);
+  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
+    Node n;
+    n.op_type = op, n.name = out, n.inputs = std::move(in), n.outputs = {out};
+    g.nodes.push_back(n);
+  };
+  node("Relu", {"x"}, "r");
+  node("Add", {"r", "x"}, "sum");
+  node("LayerNormalization", {"sum", "s", "b"}, "y");
+  QuantizeReport report;
+  const Graph q = quantize_graph(g, table_for({{"x", 1.0}, {"r", 1.0}, {"sum", 2.0}}), {}, {}, report);
+  EXPECT_TRUE(report.quantized.empty());
+  bool reasoned = false;
+  for (const auto& [who, why] : report.fp32) reasoned = reasoned || (who == "sum" && why == "its sum feeds no quantized op");
+  EXPECT_TRUE(reasoned);
 }
 
 // Attention's Q·Kᵀ: a MatMul of two activations stays FP32 (with the reason) unless --quantize-bmm.

@@ -16,7 +16,9 @@
 #include "engine/io/sha256.h"
 #include "engine/onnx/export.h"
 #include "engine/onnx/import.h"
+#include "engine/ops/op.h"
 #include "quant/materialize.h"
+#include "quant/rules/rule.h"
 #include "quant/preprocess_metadata.h"
 #include "tools/q8/budget.h"
 #include "tools/q8/commands.h"
@@ -29,6 +31,7 @@ namespace {
 struct QuantizeOptions {
   std::string model, calib, output, overrides, histograms, add_mode = "both";
   std::vector<std::string> exclude;
+  std::vector<std::string> quantize_ops;  // --quantize-op
   QuantOptions quant;
   BudgetOptions budget;
 };
@@ -65,10 +68,18 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
 
 void quantize(QuantizeOptions o) {
   o.quant.add_mode = o.add_mode == "tensorrt" ? AddMode::TensorRT : AddMode::Both;
-  log::info("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\n",
+  for (const std::string& op : o.quantize_ops) {
+    check_argument(find_op(op) != nullptr, "--quantize-op " + op + ": not an op q8 registers");
+    check_argument(!has_own_rule(op), "--quantize-op " + op + ": it has a quantization rule of its own");
+    o.quant.quantize_ops.insert(op);
+  }
+  std::string requested;
+  for (const std::string& op : o.quant.quantize_ops) requested += (requested.empty() ? "" : ", ") + op;
+  log::info("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\nalso:     %s\n",
               o.model.c_str(), o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str(),
-              o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32");
+              o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32",
+              requested.empty() ? "(no --quantize-op)" : requested.c_str());
   check_output_file("-o", o.output, {{"the model", o.model}, {"--calib", o.calib}, {"--overrides", o.overrides},
                                            {"--histograms", o.histograms}});
   Graph graph = load_model(o.model);
@@ -133,6 +144,8 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_flag("--per-tensor-weights", o->quant.per_tensor_weights, "one scale per weight instead of per output channel");
   cmd->add_flag("--fp32-weights", o->quant.fp32_weights, "FP32 weights behind Q->DQ instead of int8 initializers");
   cmd->add_flag("--quantize-bmm", o->quant.quantize_bmm, "also quantize MatMul/Gemm of two activations (attention)");
+  cmd->add_option("--quantize-op", o->quantize_ops,
+                  "OPTYPE: also quantize the float activation inputs of every node of this type (LayerNormalization, Softmax, Gelu…); repeatable");
   cmd->add_option("--add-mode", o->add_mode, "both: quantize both Add inputs; tensorrt: leave the conv branch FP32")
       ->capture_default_str()->check(CLI::IsMember({"both", "tensorrt"}));
   cmd->add_option("--overrides", o->overrides,
