@@ -70,7 +70,7 @@ CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator,
     }
     for (std::thread& w : workers) w.join();
     if (!error)
-      for (const auto& o : observers) calibrator.merge(o->observers());
+      for (const auto& o : observers) calibrator.merge(o->observers()), calibrator.merge_channels(o->channel_amax());
   }
   if (error) std::rethrow_exception(error);
   result.interrupted = interrupt;

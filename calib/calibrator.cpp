@@ -1,6 +1,7 @@
 #include "calib/calibrator.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "calib/clipping.h"
 #include "calib/weight_ranges.h"
@@ -23,6 +24,13 @@ Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(o
       if (!o.empty() && !known.count(o)) candidates_.insert(o), producer_op_[o] = n.op_type;
   for (const auto& in : graph.inputs)
     if (in.dtype == DType::Float32) candidates_.insert(in.name);
+  // SmoothQuant's statistics: per-channel maxima of what a MatMul (or a Gemm without transA)
+  // multiplies by a constant 2-D weight.
+  for (const Node& n : graph.nodes) {
+    const bool weighted = (n.op_type == "MatMul" || (n.op_type == "Gemm" && n.attr_int("transA", 0) == 0)) && n.domain.empty() &&
+                          n.inputs.size() >= 2 && graph.constant(n.inputs[1]) && graph.constant(n.inputs[1])->rank() == 2;
+    if (weighted && candidates_.count(n.inputs[0])) channel_tensors_.insert(n.inputs[0]);
+  }
   // Tensors taken from another's observer instead of being scanned (docs/calibration.md, "Relu
   // outputs and reshaped tensors"), in runs with histograms (statistics alone cost little).
   // Nodes come in topological order, so a source that is itself derived resolves to its root.
@@ -42,7 +50,16 @@ Calibrator::Calibrator(const Graph& graph, ObserverOptions options) : options_(o
 }
 
 void Calibrator::observe(const std::string& name, const Tensor& t) {
-  if (t.dtype() != DType::Float32 || !candidates_.count(name) || derived_.count(name)) return;
+  if (t.dtype() != DType::Float32 || !candidates_.count(name)) return;
+  if (channel_tensors_.count(name) && t.rank() >= 1 && t.dims().back() > 0) {
+    const int64_t k = t.dims().back();
+    std::vector<float>& m = channel_amax_[name];
+    if (int64_t(m.size()) != k) m.assign(size_t(k), 0.0f);  // a width that changes keeps the last run's
+    const float* p = t.data<float>();
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (std::isfinite(p[i])) m[size_t(i % k)] = std::max(m[size_t(i % k)], std::fabs(p[i]));
+  }
+  if (derived_.count(name)) return;
   const auto root = roots_.find(name);
   auto& observers = root != roots_.end() ? pending_ : observers_;
   auto it = observers.find(name);
@@ -92,6 +109,14 @@ void Calibrator::merge(const std::map<std::string, TensorObserver>& other) {
   }
 }
 
+void Calibrator::merge_channels(const std::map<std::string, std::vector<float>>& other) {
+  for (const auto& [name, m] : other) {
+    std::vector<float>& mine = channel_amax_[name];
+    if (mine.size() != m.size()) mine.assign(m.size(), 0.0f);
+    for (size_t c = 0; c < m.size(); ++c) mine[c] = std::max(mine[c], m[c]);
+  }
+}
+
 RangeTable Calibrator::finalize(const Graph& graph, const MethodChoice& choice) const {
   // Data with no finite value gives no range to calibrate from: every amax would be 0.
   for (const ValueInfo& in : graph.inputs) {
@@ -122,6 +147,7 @@ RangeTable Calibrator::finalize(const Graph& graph, const MethodChoice& choice) 
       r.descriptor.amax = {amax};
       r.stats = obs.stats();
       r.clipped = clipped_fraction(obs.histogram(), obs.stats(), amax);
+      if (auto c = channel_amax_.find(name); c != channel_amax_.end()) r.channel_amax.assign(c->second.begin(), c->second.end());
     }
   });
   RangeTable table;

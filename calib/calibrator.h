@@ -49,6 +49,13 @@ class Calibrator {
   const ObserverOptions& options() const { return options_; }
   // Adds another calibrator's (or file's) observers; both must use the same bins and zero rule.
   void merge(const std::map<std::string, TensorObserver>& other);
+  // max |x| per last-axis channel of the tensors a MatMul or Gemm multiplies by a constant weight
+  // (SmoothQuant's statistics); merged by max.
+  const std::map<std::string, std::vector<float>>& channel_amax() const { return channel_amax_; }
+  void merge_channels(const std::map<std::string, std::vector<float>>& other);
+  // A run whose observers come partly from a file (--resume, --merge) has no per-channel maxima
+  // for the part it did not see: it keeps none.
+  void drop_channels() { channel_tensors_.clear(), channel_amax_.clear(); }
 
   // amax per tensor (methods chosen by `choice`), and the weights' per-channel ranges. Error when
   // a graph input was observed but none of its values was finite (data all NaN or ±Inf).
@@ -73,6 +80,8 @@ class Calibrator {
   std::map<std::string, Derivation> derived_;
   std::map<std::string, bool> roots_;
   std::map<std::string, TensorObserver> pending_;
+  std::set<std::string> channel_tensors_;  // inputs of MatMul/Gemm with a constant weight
+  std::map<std::string, std::vector<float>> channel_amax_;
 };
 
 }  // namespace q8

@@ -50,6 +50,7 @@ std::string format_json_table(const RangeTable& table, const std::string& settin
     t["max"] = number_or_null(r.stats.max);
     t["max_abs"] = r.stats.max_abs;
     t["clipped"] = r.clipped;
+    if (!r.channel_amax.empty()) t["channel_amax"] = r.channel_amax;
     acts[name] = std::move(t);
   }
   j["activations"] = std::move(acts);
@@ -115,6 +116,14 @@ RangeTable read_json_table(const std::string& path) {
       r.stats.max = number_or(a.value("max", ordered_json()), -INFINITY);
       r.stats.max_abs = a.value("max_abs", 0.0);
       r.clipped = a.value("clipped", 0.0);
+      if (a.contains("channel_amax")) {
+        check(a["channel_amax"].is_array(), where + ": \"channel_amax\" is not a list of numbers");
+        for (const auto& v : a["channel_amax"]) {
+          check(v.is_number(), where + ": \"channel_amax\" is not a list of numbers");
+          r.channel_amax.push_back(v.get<double>());
+          check_amax(r.channel_amax.back(), where + ": channel_amax");
+        }
+      }
       t.activations[name] = std::move(r);
     }
     for (const auto& [name, w] : j.at("weights").items()) {

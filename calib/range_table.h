@@ -20,6 +20,9 @@ struct TensorRange {
   TensorStats stats;
   std::string producer_op;     // op type of the node producing it ("" for graph inputs)
   double clipped = 0;          // fraction of its non-zero values above amax (calib/clipping.h)
+  // max |x| per channel of the last axis, for a tensor a MatMul or Gemm multiplies by a constant
+  // weight (what SmoothQuant reads, docs/quantization.md); empty otherwise.
+  std::vector<double> channel_amax;
   bool degenerate() const { return descriptor.amax.empty() || descriptor.amax[0] < kMinAmax; }
   // amax / 127, with the degenerate floor applied.
   double scale() const;

@@ -38,6 +38,9 @@ CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::m
                    "--override " + name + "=" + method + ": no activation or op type of that name in the model");
   }
   HistogramFile previous;
+  // Histogram files hold no per-channel maxima: a run resumed or merged keeps none (SmoothQuant
+  // then asks for a run that saw all its data).
+  if (!o.resume.empty() || !o.merge.empty()) calibrator_->drop_channels();
   if (!o.resume.empty()) {
     previous = read_for(o.resume, sha_, o, "resume");
     try {

@@ -127,6 +127,7 @@ MpiWorld& MpiWorld::join() {
 
 void MpiWorld::merge_to_root(Calibrator& calibrator) const {
   if (size_ == 1) return;
+  calibrator.drop_channels();  // SmoothQuant's per-channel maxima do not travel: docs/calibration.md
   const std::vector<char> mine = serialize(calibrator.observers());
   // Sizes first; a rank's bytes may pass 2^31, so they go in pieces.
   const auto size = uint64_t(mine.size());

@@ -19,6 +19,7 @@
 #include "engine/ops/op.h"
 #include "quant/materialize.h"
 #include "quant/rules/rule.h"
+#include "quant/smooth_quant.h"
 #include "quant/preprocess_metadata.h"
 #include "tools/q8/budget.h"
 #include "tools/q8/commands.h"
@@ -32,6 +33,7 @@ struct QuantizeOptions {
   std::string model, calib, output, overrides, histograms, add_mode = "both";
   std::vector<std::string> exclude;
   std::vector<std::string> quantize_ops;  // --quantize-op
+  std::optional<double> smoothquant;      // --smoothquant ALPHA
   QuantOptions quant;
   BudgetOptions budget;
 };
@@ -75,11 +77,12 @@ void quantize(QuantizeOptions o) {
   }
   std::string requested;
   for (const std::string& op : o.quant.quantize_ops) requested += (requested.empty() ? "" : ", ") + op;
-  log::info("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\nalso:     %s\n",
+  log::info("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\nalso:     %s\nsmooth:   %s\n",
               o.model.c_str(), o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str(),
               o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32",
-              requested.empty() ? "(no --quantize-op)" : requested.c_str());
+              requested.empty() ? "(no --quantize-op)" : requested.c_str(),
+              o.smoothquant ? ("SmoothQuant, alpha " + std::to_string(*o.smoothquant)).c_str() : "no SmoothQuant");
   check_output_file("-o", o.output, {{"the model", o.model}, {"--calib", o.calib}, {"--overrides", o.overrides},
                                            {"--histograms", o.histograms}});
   Graph graph = load_model(o.model);
@@ -98,6 +101,13 @@ void quantize(QuantizeOptions o) {
     check_table_matches_model(table, o.calib, o.model);
   }
   if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned, sha256_hex(read_file(o.model)));
+  if (o.smoothquant) {
+    const SmoothQuantReport smooth = smooth_quant(graph, table, *o.smoothquant);
+    log::info("SmoothQuant (alpha %g): %zu activations smoothed, %zu left as they are\n", *o.smoothquant, smooth.smoothed.size(),
+              smooth.skipped.size());
+    for (const auto& line : smooth.smoothed) log::info("  smoothed %s\n", line.c_str());
+    for (const auto& [x, why] : smooth.skipped) log::info("  not smoothed %s: %s\n", x.c_str(), why.c_str());
+  }
   std::set<std::string> exclude(o.exclude.begin(), o.exclude.end());
   std::string budget_json;
   if (!o.budget.budget.empty()) {
@@ -144,6 +154,9 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_flag("--per-tensor-weights", o->quant.per_tensor_weights, "one scale per weight instead of per output channel");
   cmd->add_flag("--fp32-weights", o->quant.fp32_weights, "FP32 weights behind Q->DQ instead of int8 initializers");
   cmd->add_flag("--quantize-bmm", o->quant.quantize_bmm, "also quantize MatMul/Gemm of two activations (attention)");
+  cmd->add_option("--smoothquant", o->smoothquant,
+                  "ALPHA: SmoothQuant before quantizing, s = max|X|^ALPHA / max|W|^(1-ALPHA) per input channel (0.5 is usual)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--quantize-op", o->quantize_ops,
                   "OPTYPE: also quantize the float activation inputs of every node of this type (LayerNormalization, Softmax, Gelu…); repeatable");
   cmd->add_option("--add-mode", o->add_mode, "both: quantize both Add inputs; tensorrt: leave the conv branch FP32")
