@@ -72,8 +72,9 @@ class Reader {
   const char* end_;
 };
 
-std::vector<char> serialize(const std::map<std::string, TensorObserver>& observers) {
+std::vector<char> serialize(const Calibrator& calibrator) {
   Writer w;
+  const auto& observers = calibrator.observers();
   w.put(uint64_t(observers.size()));
   for (const auto& [name, obs] : observers) {
     const ObserverParts parts = observer_parts(obs);
@@ -84,12 +85,25 @@ std::vector<char> serialize(const std::map<std::string, TensorObserver>& observe
     w.put(uint8_t(parts.has_width)), w.put(int32_t(parts.exponent)), w.put(uint64_t(parts.counts.size()));
     for (uint64_t c : parts.counts) w.put(c);
   }
+  // SmoothQuant's per-channel maxima: a maximum merges exactly, so they travel too.
+  const auto& channels = calibrator.channel_amax();
+  w.put(uint64_t(channels.size()));
+  for (const auto& [name, m] : channels) {
+    w.put(name);
+    w.put(uint64_t(m.size()));
+    for (float v : m) w.put(v);
+  }
   return w.bytes;
 }
 
-std::map<std::string, TensorObserver> deserialize(const char* p, size_t n, bool skip_zeros) {
+struct RankObservers {
+  std::map<std::string, TensorObserver> observers;
+  std::map<std::string, std::vector<float>> channel_amax;
+};
+
+RankObservers deserialize(const char* p, size_t n, bool skip_zeros) {
   Reader r(p, n);
-  std::map<std::string, TensorObserver> out;
+  RankObservers out;
   for (auto count = r.get<uint64_t>(); count > 0; --count) {
     const std::string name = r.get_string();
     ObserverParts parts;
@@ -99,9 +113,19 @@ std::map<std::string, TensorObserver> deserialize(const char* p, size_t n, bool 
     s.min = r.get<double>(), s.max = r.get<double>(), s.max_abs = r.get<double>();
     parts.has_width = r.get<uint8_t>() != 0;
     parts.exponent = r.get<int32_t>();
-    parts.counts.resize(size_t(r.get<uint64_t>()));
+    const auto bins = r.get<uint64_t>();
+    check(bins <= n / sizeof(uint64_t), "MPI: a rank's observers arrived truncated");
+    parts.counts.resize(size_t(bins));
     for (uint64_t& c : parts.counts) c = r.get<uint64_t>();
-    out.emplace(name, observer_from_parts(std::move(parts), skip_zeros, "MPI: a rank's tensor '" + name + "'"));
+    out.observers.emplace(name, observer_from_parts(std::move(parts), skip_zeros, "MPI: a rank's tensor '" + name + "'"));
+  }
+  for (auto count = r.get<uint64_t>(); count > 0; --count) {
+    const std::string name = r.get_string();
+    const auto channels = r.get<uint64_t>();
+    check(channels <= n / sizeof(float), "MPI: a rank's observers arrived truncated");
+    std::vector<float>& m = out.channel_amax[name];
+    m.resize(size_t(channels));
+    for (float& v : m) v = r.get<float>();
   }
   check(r.done(), "MPI: a rank's observers arrived with trailing bytes");
   return out;
@@ -127,8 +151,7 @@ MpiWorld& MpiWorld::join() {
 
 void MpiWorld::merge_to_root(Calibrator& calibrator) const {
   if (size_ == 1) return;
-  calibrator.drop_channels();  // SmoothQuant's per-channel maxima do not travel: docs/calibration.md
-  const std::vector<char> mine = serialize(calibrator.observers());
+  const std::vector<char> mine = serialize(calibrator);
   // Sizes first; a rank's bytes may pass 2^31, so they go in pieces.
   const auto size = uint64_t(mine.size());
   std::vector<uint64_t> sizes(static_cast<size_t>(size_));
@@ -146,7 +169,9 @@ void MpiWorld::merge_to_root(Calibrator& calibrator) const {
                          MPI_STATUS_IGNORE),
                 "MPI_Recv");
     try {
-      calibrator.merge(deserialize(bytes.data(), bytes.size(), calibrator.options().skip_zeros));
+      const RankObservers rank = deserialize(bytes.data(), bytes.size(), calibrator.options().skip_zeros);
+      calibrator.merge(rank.observers);
+      calibrator.merge_channels(rank.channel_amax);
     } catch (const Error& e) {
       throw e.with_context("MPI rank " + std::to_string(from));
     }
