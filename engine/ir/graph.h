@@ -43,6 +43,9 @@ struct Graph {
   // A subgraph's last outer_inputs inputs are the values it reads from the graphs around it
   // (untyped; the node holding it passes them: Node::captures). 0 for a model's graph.
   size_t outer_inputs = 0;
+  // What the import changed to run the model (a float16 model computed as float32), for the
+  // commands to report; "" when nothing.
+  std::string import_note;
 
   // Model-level fields, kept for export.
   int64_t ir_version = 8;

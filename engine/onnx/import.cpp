@@ -7,6 +7,8 @@
 #include <onnx/checker.h>
 
 #include "engine/io/atomic_write.h"
+#include "engine/io/log.h"
+#include "engine/onnx/float16.h"
 #include "engine/onnx/tensor_proto.h"
 
 namespace q8 {
@@ -293,6 +295,7 @@ Graph parse_model(const std::string& bytes, const std::string& base_dir, const s
     ctx.ir_version = model.ir_version();
     for (const auto& o : model.opset_import()) ctx.opsets.push_back({o.domain(), o.version()});
     Graph graph = graph_from_proto(model.graph(), ctx, false);  // sorted before the checker: q8's message names node and value
+    graph.import_note = float16_to_float32(graph);
     graph.producer_name = model.producer_name();
     graph.producer_version = model.producer_version();
     for (const auto& p : model.metadata_props()) graph.metadata[p.key()] = p.value();
@@ -305,7 +308,9 @@ Graph parse_model(const std::string& bytes, const std::string& base_dir, const s
 
 Graph load_model(const std::string& path) {
   const std::string bytes = read_file(path);
-  return parse_model(bytes, std::filesystem::path(path).parent_path().string(), path, path);
+  Graph graph = parse_model(bytes, std::filesystem::path(path).parent_path().string(), path, path);
+  if (!graph.import_note.empty()) log::info("import:     %s\n", graph.import_note.c_str());
+  return graph;
 }
 
 }  // namespace q8

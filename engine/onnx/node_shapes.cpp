@@ -82,6 +82,9 @@ std::vector<std::optional<TensorDesc>> infer_with_schema(const Node& node, int64
   if (!node.domain.empty() && node.domain != "ai.onnx") return out;
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type, int(opset), "");
   if (!schema || !schema->has_type_and_shape_inference_function()) return out;
+  // If, Loop and Scan infer from their subgraphs, which this one-node context does not hold.
+  for (const auto& [name, a] : node.attributes)
+    if (a.kind == Attribute::Kind::Graph) return out;
   onnx::NodeProto proto;
   node_to_proto(node, proto);
   NodeContext context(proto, inputs, values);

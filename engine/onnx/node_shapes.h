@@ -13,7 +13,7 @@
 namespace q8 {
 
 // Per output: its type and shape, or nullopt where the schema cannot tell (an op of another
-// domain, a shape that depends on data, an output type ONNX leaves open). inputs[i] is Undefined
+// domain, a shape that depends on data, an output type ONNX leaves open, an op with subgraphs). inputs[i] is Undefined
 // for an absent input; values[i] is the input's value when known, else nullptr. An Error when
 // the inputs break the op's rules (ONNX's message, as the executor would meet them).
 std::vector<std::optional<TensorDesc>> infer_with_schema(const Node& node, int64_t opset, const std::vector<TensorDesc>& inputs,

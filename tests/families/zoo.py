@@ -8,6 +8,7 @@ test batch). Vision families come from torchvision with small configurations; th
 families are written here the way Hugging Face `transformers` writes them (its embeddings, masks,
 attention, GELU forms and position ids), since Debian ships no `transformers`: the ONNX patterns
 they export (Range, CumSum, Trilu, Where, Equal, Expand, GatherElements, ArgMax…) are the point.
+NAME_fp16 is NAME published in float16 (float16 inside, float32 inputs and outputs).
 Deterministic: weights and inputs come from fixed seeds.
 """
 import math
@@ -15,7 +16,9 @@ import os
 import sys
 
 import numpy as np
+import onnx
 import torch
+from onnx import numpy_helper
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -342,6 +345,35 @@ class YoloHead(nn.Module):
         return torch.cat((boxes, cls.sigmoid()), 1)
 
 
+# ---------------------------------------------------------------- speech: voice activity (If, LSTM)
+
+@torch.jit.script
+def pad_to_even(x: torch.Tensor) -> torch.Tensor:
+    """Scripted, so the exporter writes an If: an odd number of samples is padded by reflection."""
+    if x.size(-1) % 2 == 1:
+        x = F.pad(x.unsqueeze(1), (0, 1), mode="reflect").squeeze(1)
+    return x
+
+
+class Vad(nn.Module):
+    """A Silero-VAD-shaped voice-activity model: a learned STFT (Conv1d), magnitudes, a Conv1d encoder,
+    an LSTM over frames, a 1×1 Conv decoder and a sigmoid per frame; an If pads an odd-length input."""
+
+    def __init__(self):
+        super().__init__()
+        self.stft = nn.Conv1d(1, 34, 32, stride=16, bias=False)
+        self.encoder = nn.Sequential(nn.Conv1d(17, 32, 3, padding=1), nn.ReLU(), nn.Conv1d(32, 32, 3, stride=2, padding=1), nn.ReLU())
+        self.lstm = nn.LSTM(32, 32, batch_first=True)
+        self.decoder = nn.Conv1d(32, 1, 1)
+
+    def forward(self, audio):
+        s = self.stft(pad_to_even(audio).unsqueeze(1))
+        re, im = s[:, :17], s[:, 17:]
+        h = self.encoder(torch.sqrt(re * re + im * im + 1e-6))
+        y, _ = self.lstm(h.transpose(1, 2))
+        return torch.sigmoid(self.decoder(F.relu(y).transpose(1, 2))).squeeze(1)
+
+
 # ---------------------------------------------------------------- the families
 
 def text_inputs(r, names, batch=4):
@@ -384,6 +416,11 @@ def yolo(r):
     return YoloHead(), {"images": r.uniform(0, 1, size=(2, 3, 64, 64)).astype(np.float32)}
 
 
+def vad(r):
+    torch.manual_seed(0)
+    return Vad(), {"audio": r.standard_normal((4, 511)).astype(np.float32)}
+
+
 def _torchvision():
     from torchvision.models.convnext import CNBlockConfig, ConvNeXt
     from torchvision.models.maxvit import MaxVit
@@ -407,7 +444,12 @@ FAMILIES = {
     "whisper_encoder": (whisper, 17),
     "clip": (clip, 14),
     "yolo_head": (yolo, 13),
+    "vad": (vad, 14),
 }
+
+# Models published in float16 (float16 weights and arithmetic, float32 inputs and outputs behind
+# Casts, as converters that keep the I/O types write them): NAME_fp16 is NAME converted.
+FLOAT16 = ("vit", "convnext", "whisper_encoder")
 
 
 def export(name, out_dir):
@@ -428,14 +470,58 @@ def export(name, out_dir):
         np.save(os.path.join(data, n + ".npy"), v)
 
 
+def float16_inside(src, dst):
+    """src's float32 weights, constants, Casts and values made float16; float32 graph inputs cast to
+    float16 on the way in and outputs back to float32 on the way out (the form of converters that
+    keep the I/O types, e.g. onnxconverter-common's keep_io_types)."""
+    m = onnx.load(src)
+    g = m.graph
+    half = lambda t: numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name)  # noqa: E731
+    for t in g.initializer:
+        if t.data_type == onnx.TensorProto.FLOAT:
+            t.CopyFrom(half(t))
+    for n in g.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == onnx.TensorProto.FLOAT:
+                a.t.CopyFrom(half(a.t))
+            if n.op_type == "Cast" and a.name == "to" and a.i == onnx.TensorProto.FLOAT:
+                a.i = onnx.TensorProto.FLOAT16
+    for v in g.value_info:
+        if v.type.tensor_type.elem_type == onnx.TensorProto.FLOAT:
+            v.type.tensor_type.elem_type = onnx.TensorProto.FLOAT16
+    rename = lambda names, old, new: [new if x == old else x for x in names]  # noqa: E731
+    front, back = [], []
+    for i in g.input:
+        if i.type.tensor_type.elem_type == onnx.TensorProto.FLOAT:
+            for n in g.node:
+                n.input[:] = rename(n.input, i.name, i.name + "_fp16")
+            front.append(onnx.helper.make_node("Cast", [i.name], [i.name + "_fp16"], to=onnx.TensorProto.FLOAT16))
+    for o in g.output:
+        if o.type.tensor_type.elem_type == onnx.TensorProto.FLOAT:
+            for n in g.node:
+                n.input[:], n.output[:] = rename(n.input, o.name, o.name + "_fp16"), rename(n.output, o.name, o.name + "_fp16")
+            back.append(onnx.helper.make_node("Cast", [o.name + "_fp16"], [o.name], to=onnx.TensorProto.FLOAT))
+    nodes = front + list(g.node) + back
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.checker.check_model(m)
+    onnx.save(m, dst)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    names = sys.argv[2:] or list(FAMILIES) + list(_torchvision())
+    names = sys.argv[2:] or list(FAMILIES) + list(_torchvision()) + [f + "_fp16" for f in FLOAT16]
     for name in names:
-        export(name, out)
+        if name.endswith("_fp16"):  # after its float32 source; the same data directory
+            base = name[:-len("_fp16")]
+            if not os.path.exists(os.path.join(out, base + ".onnx")):
+                export(base, out)
+            float16_inside(os.path.join(out, base + ".onnx"), os.path.join(out, name + ".onnx"))
+        else:
+            export(name, out)
     print(f"zoo: wrote {len(names)} models to {out}")
 
 

@@ -231,3 +231,41 @@ TEST(Export, SubgraphsReadTheirOuterValuesUnderTheirNewNames) {
 
 }  // namespace
 }  // namespace q8
+
+namespace q8 {
+namespace {
+
+// A model published in float16 with float16 inputs and outputs: y = Cast<float16>(x · w) where
+// x: float16[3] (a graph input), w: a float16 initializer, and an If whose branch holds a float16
+// constant. The import computes it in float32 (docs/ops.md, "Float16 models"): the boundary keeps
+// float16, the constants are widened exactly, and the note says what changed.
+TEST(Float16, ModelsAreComputedInFloat32WithTheirBoundaryKept) {
+  onnx::ModelProto m = if_model();
+  auto* g = m.mutable_graph();
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT16);
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT16);
+  for (auto& a : *g->mutable_node(1)->mutable_attribute()) {
+    a.mutable_g()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT16);
+    for (auto& init : *a.mutable_g()->mutable_initializer()) {
+      const Tensor one = Tensor::from_vector<float>({}, {1.0f}).narrowed();
+      tensor_to_proto(one, init);
+      init.set_name("one");
+    }
+  }
+  const Graph graph = parse_model(m.SerializeAsString(), "", "float16 if");
+  EXPECT_NE(graph.import_note.find("float16 computed as float32"), std::string::npos) << graph.import_note;
+  EXPECT_NE(graph.import_note.find("2 float16 inputs and outputs cast at the boundary"), std::string::npos) << graph.import_note;
+  EXPECT_EQ(graph.inputs[0].dtype, DType::Float16);
+  EXPECT_EQ(graph.outputs[0].dtype, DType::Float16);
+  const Tensor input = Tensor::from_vector<float>({3}, {-1.0f, 0.5f, 2.0f}).narrowed();
+  auto run = [&](bool c) { return Executor(graph).run({{"input", input}, {"c", Tensor::scalar<bool>(c)}}).at("y"); };
+  const Tensor yes = run(true), no = run(false);
+  EXPECT_EQ(yes.dtype(), DType::Float16);
+  EXPECT_EQ(yes.widened().to_floats(), std::vector<float>({1.0f, 1.5f, 3.0f}));
+  EXPECT_EQ(no.widened().to_floats(), std::vector<float>({-0.0f, -0.5f, -2.0f}));
+  // A float32 model is left as it is.
+  EXPECT_EQ(parse_model(if_model().SerializeAsString(), "", "if").import_note, "");
+}
+
+}  // namespace
+}  // namespace q8
