@@ -40,6 +40,11 @@
 #define Q8_HARD_SWISH 4
 #define Q8_SIGMOID 5
 #define Q8_EXP 6
+#define Q8_SQRT 7
+#define Q8_TANH 8
+#define Q8_ERF 9
+#define Q8_GELU 10
+#define Q8_GELU_TANH 11
 
 // The float32 binary ops of binary.cl, and the axes of its broadcast layout (output dims, then each
 // operand's strides).

@@ -2,7 +2,8 @@
 // same comparisons in the same order (so NaN goes where the host sends it) and no contraction
 // (requantize.cl's pragma). HardSwish and Sigmoid divide: IEEE-exact only in a program built with
 // -cl-fp32-correctly-rounded-divide-sqrt (engine/opencl/select.h). Exp and Sigmoid call q8_exp
-// (exp.cl), the host's own e^x.
+// (exp.cl), the host's own e^x. Sqrt is correctly rounded as the host's; Tanh, Erf and Gelu call
+// the device's tanh and erf, within the bound docs/opencl.md states of the host's.
 // The op codes are abi.h's.
 
 __kernel void activation(__global const float* x, __global float* y, long count, int op, float a, float b) {
@@ -25,6 +26,16 @@ __kernel void activation(__global const float* x, __global float* y, long count,
     r = q8_sigmoid(v);
   } else if (op == Q8_EXP) {
     r = q8_exp(v);
+  } else if (op == Q8_SQRT) {  // correctly rounded (-cl-fp32-correctly-rounded-divide-sqrt), as the host's
+    r = sqrt(v);
+  } else if (op == Q8_TANH) {  // the device's tanh: within its ulp bound of the host's (docs/opencl.md)
+    r = tanh(v);
+  } else if (op == Q8_ERF) {
+    r = erf(v);
+  } else if (op == Q8_GELU) {  // x/2 · (1 + erf(x/√2)), engine/ops/gelu.cpp's order
+    r = 0.5f * v * (1.0f + erf(v * 0.7071067811865476f));
+  } else if (op == Q8_GELU_TANH) {  // x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³)))
+    r = 0.5f * v * (1.0f + tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
   } else {  // x · max(0, min(1, x / 6 + 1/2)), a = 6 passed as an argument: no compiler can turn the
             // division into a multiplication by a rounded reciprocal, which is not the IEEE quotient
     const float t = v / a + 0.5f;

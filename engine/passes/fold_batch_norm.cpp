@@ -23,14 +23,23 @@ struct Affine {
   std::vector<float> a, b;
 };
 
+// value's constant, also behind Identity nodes (exporters share equal parameters, such as the
+// running variances of freshly initialized layers, through Identity); nullptr when not constant.
+const Tensor* parameter(const Graph& g, const GraphIndex& index, const std::string& value) {
+  if (const Tensor* t = g.constant(value)) return t;
+  const int p = index.producer(value);
+  const Node* n = p >= 0 ? &g.nodes[size_t(p)] : nullptr;
+  return n && n->op_type == "Identity" && n->domain.empty() && !n->inputs.empty() ? parameter(g, index, n->inputs[0]) : nullptr;
+}
+
 // Checks a BN can fold and computes its affine form; "" or the reason it cannot.
-std::string bn_affine(const Graph& g, const Node& bn, Affine& out) {
+std::string bn_affine(const Graph& g, const GraphIndex& index, const Node& bn, Affine& out) {
   if (bn.attr_int("training_mode", 0) != 0) return "training mode";
   if (bn.outputs.size() > 1 && std::any_of(bn.outputs.begin() + 1, bn.outputs.end(), [](auto& o) { return !o.empty(); }))
     return "its running statistics are outputs";
   std::vector<const Tensor*> p;
   for (size_t i = 1; i <= 4; ++i) {
-    const Tensor* t = i < bn.inputs.size() ? g.constant(bn.inputs[i]) : nullptr;
+    const Tensor* t = i < bn.inputs.size() ? parameter(g, index, bn.inputs[i]) : nullptr;
     if (!t || t->dtype() != DType::Float32) return "its parameters are not constant float32";
     p.push_back(t);
   }
@@ -141,8 +150,8 @@ FoldReport fold_batch_norm(Graph& g) {
     if (bn.op_type != "BatchNormalization" || !bn.domain.empty() || bn.inputs.empty()) continue;
     const std::string who = bn.name.empty() ? bn.outputs[0] : bn.name;
     Affine f;
-    std::string why = bn_affine(g, bn, f);
     const GraphIndex index(g);
+    std::string why = bn_affine(g, index, bn, f);
     const int p = index.producer(bn.inputs[0]);
     if (why.empty() && p < 0) why = "its input comes from no node";
     Node* producer = p >= 0 ? &g.nodes[size_t(p)] : nullptr;

@@ -1,9 +1,10 @@
 // fold_batch_norm: the folded graph computes what the original did, for Conv, grouped
 // ConvTranspose (scales along axis 1, group by group), Gemm (transB 0 and 1, with β), MatMul, BN
-// parameters from initializers or Constant nodes, a missing bias; unfoldable BNs are kept and
+// parameters from initializers, Constant nodes or behind Identity nodes, a missing bias; unfoldable BNs are kept and
 // reported.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "engine/exec/executor.h"
@@ -72,6 +73,22 @@ TEST(FoldBatchNorm, Conv) {
   expect_same_outputs(producer_bn("Conv", {1, 4, 5, 5}, uniform({8, 2, 3, 3}, 6, -1, 1), false, 8,
                                   {{"group", Attribute::of_int(2)}}, true),
                       {1, 4, 5, 5});
+}
+
+// Exporters share equal parameters through Identity (torch: a fresh layer's running mean and
+// variance equal another's): a parameter behind Identity nodes is still a constant.
+TEST(FoldBatchNorm, ParametersSharedThroughIdentity) {
+  Graph g = producer_bn("Conv", {2, 3, 7, 7}, uniform({6, 3, 3, 3}, 5, -1, 1), true, 6, {}, false);
+  std::vector<Node> identities;
+  for (const std::string param : {"mean", "var"}) {
+    Node id1, id2;
+    id1.op_type = "Identity", id1.name = "id_" + param, id1.inputs = {param}, id1.outputs = {param + "_shared"};
+    id2.op_type = "Identity", id2.name = "id2_" + param, id2.inputs = {param + "_shared"}, id2.outputs = {param + "_twice"};
+    std::replace(g.nodes.back().inputs.begin(), g.nodes.back().inputs.end(), param, param + "_twice");
+    identities.insert(identities.end(), {id1, id2});
+  }
+  g.nodes.insert(g.nodes.begin(), identities.begin(), identities.end());
+  expect_same_outputs(g, {2, 3, 7, 7});
 }
 
 TEST(FoldBatchNorm, ConvTransposeGroupsAndChannelsInNotOut) {

@@ -1,5 +1,6 @@
 // The float32 activations that stay FP32 in a plan (activations.cl: Relu, Clip, LeakyRelu,
-// HardSigmoid, HardSwish, Sigmoid, Exp), as engine/ops/*.cpp compute them, with abi.h's op codes.
+// HardSigmoid, HardSwish, Sigmoid, Exp, Sqrt, Tanh, Erf, Gelu), as engine/ops/*.cpp compute them,
+// with abi.h's op codes.
 #include <limits>
 
 #include "engine/ir/clip_bounds.h"
@@ -18,6 +19,10 @@ int op_code(const std::string& op) {
   if (op == "HardSigmoid") return Q8_HARD_SIGMOID;
   if (op == "HardSwish") return Q8_HARD_SWISH;
   if (op == "Sigmoid") return Q8_SIGMOID;
+  if (op == "Sqrt") return Q8_SQRT;
+  if (op == "Tanh") return Q8_TANH;
+  if (op == "Erf") return Q8_ERF;
+  if (op == "Gelu") return Q8_GELU;
   return Q8_EXP;
 }
 
@@ -25,6 +30,7 @@ class ClActivation final : public PreparedNode {
  public:
   ClActivation(std::shared_ptr<OpenClDevice> device, const NodeView& view) : device_(std::move(device)), op_(op_code(view.node.op_type)) {
     const Node& n = view.node;
+    if (op_ == Q8_GELU && n.attr_string("approximate", "none") == "tanh") op_ = Q8_GELU_TANH;
     if (op_ == Q8_CLIP) {  // engine/ops/clip.cpp's defaults: ±inf as attributes, the float range as inputs
       const float inf = std::numeric_limits<float>::infinity();
       const std::optional<ClipBounds> bounds = clip_bounds(view.node, view.opset, [&](size_t i) { return view.constant(i); });
@@ -61,7 +67,9 @@ Support activation_support(const NodeView& view, const DeviceCaps& caps) {
   const Node& n = view.node;
   if (view.input_type(0) != DType::Float32) return Support::no("runs " + n.op_type + " on float32 only");
   if (!caps.denormals) return Support::no(kNoDenormals);
-  if ((n.op_type == "HardSwish" || n.op_type == "Sigmoid") && !caps.exact_divide) return Support::no(kNoExactDivide);
+  if ((n.op_type == "HardSwish" || n.op_type == "Sigmoid" || n.op_type == "Sqrt") && !caps.exact_divide) return Support::no(kNoExactDivide);
+  if (n.op_type == "Gelu" && n.attr_string("approximate", "none") != "none" && n.attr_string("approximate", "none") != "tanh")
+    return Support::no("Gelu's approximate is neither 'none' nor 'tanh'");
   if (n.op_type == "Clip" && !clip_bounds(n, view.opset, [&](size_t i) { return view.constant(i); }))
     return Support::no("Clip's bounds are not constant float32 scalars");
   return Support::yes();
@@ -85,6 +93,10 @@ Q8_CL_ACTIVATION(HardSigmoid)
 Q8_CL_ACTIVATION(HardSwish)
 Q8_CL_ACTIVATION(Sigmoid)
 Q8_CL_ACTIVATION(Exp)
+Q8_CL_ACTIVATION(Sqrt)
+Q8_CL_ACTIVATION(Tanh)
+Q8_CL_ACTIVATION(Erf)
+Q8_CL_ACTIVATION(Gelu)
 #undef Q8_CL_ACTIVATION
 
 }  // namespace q8
