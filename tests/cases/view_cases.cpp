@@ -9,7 +9,8 @@ std::vector<OpCase> reshape_cases() {
   const Tensor shape = longs({0, -1});
   const Node n = make_node("Reshape", {"x", "shape"});
   return {make_case("Reshape int8 to [0, -1]", n, {f.q, shape}, {false, true}),
-          make_case("Reshape float32 to [0, -1]", n, {f.x, shape}, {false, true})};
+          make_case("Reshape float32 to [0, -1]", n, {f.x, shape}, {false, true}),
+          make_case("Reshape float32, shape computed as the graph runs", n, {f.x, longs({6, 5, -1})}, {false, false})};
 }
 
 std::vector<OpCase> flatten_cases() {
@@ -28,6 +29,8 @@ std::vector<OpCase> squeeze_cases() {
 std::vector<OpCase> unsqueeze_cases() {
   const FloatInputs& f = float_inputs();
   return {make_case("Unsqueeze float32 axes 0, -1", make_node("Unsqueeze", {"x", "axes"}), {f.x, longs({0, -1})}, {false, true}),
+          make_case("Unsqueeze int8, axes computed as the graph runs", make_node("Unsqueeze", {"x", "axes"}), {f.q, longs({1})},
+                    {false, false}),
           make_case("Unsqueeze int8 (opset 11, axes attribute)", make_node("Unsqueeze", {"x"}, {{"axes", Attribute::of_ints({2})}}),
                     {f.q}, {false}, 11)};
 }

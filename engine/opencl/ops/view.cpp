@@ -1,6 +1,7 @@
 // The ops whose output is their input's buffer with other dims (engine/ops/traits.h's `view`:
-// Reshape, Flatten, Squeeze, Unsqueeze, Identity), on int8 and float32. The CPU op, run once per
-// input shape on a zero tensor, gives those dims.
+// Reshape, Flatten, Squeeze, Unsqueeze, Identity), on int8 and float32. The CPU op, run on an
+// untouched buffer of the input's dims, gives those dims: once per input shape when the parameters
+// are constant, at every run when the graph computes them (read on the host, as gather.cpp's).
 #include "engine/opencl/ops/ops.h"
 #include "engine/ops/traits.h"
 
@@ -10,35 +11,65 @@ namespace {
 
 class ClView final : public PreparedNode {
  public:
-  explicit ClView(const NodeView& view) : op_(find_op(view.node.op_type)->create(view.node, view.op_context())), constants_(view.constants) {}
+  explicit ClView(std::shared_ptr<OpenClDevice> device, const NodeView& view)
+      : device_(std::move(device)), op_(find_op(view.node.op_type)->create(view.node, view.op_context())), constants_(view.constants) {
+    for (size_t i = 1; i < view.node.inputs.size(); ++i) fixed_ = fixed_ && (!view.has_input(i) || view.constant(i));
+  }
+
+  // Parameters computed as the graph runs (a Reshape's shape from a Shape) are read on the host.
+  bool takes_host_input(size_t slot) const override { return slot >= 1; }
 
   Reshaped reshape(const std::vector<TensorDesc>& in) override {
-    const Tensor probe(in.at(0).dtype, in.at(0).dims);
-    Inputs args = {&probe};
-    for (size_t i = 1; i < constants_.size(); ++i) args.push_back(constants_[i]);
-    dims_ = op_->run(args).at(0).dims();
+    if (!fixed_) return {{std::nullopt}, 0};  // the dims come with the parameters' values, in run
+    Inputs params(constants_.begin() + std::min<size_t>(1, constants_.size()), constants_.end());
+    dims_ = dims_for(in.at(0), params);
     return {{TensorDesc{in[0].dtype, dims_}}, 0};
   }
 
-  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override { out[0] = in[0]->reshaped(dims_); }
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    if (!fixed_) {
+      std::vector<Tensor> moved;  // a parameter a device node made, brought to the host
+      moved.reserve(in.size());
+      Inputs params;
+      for (size_t i = 1; i < in.size(); ++i) {
+        const Tensor* p = in[i];
+        if (p && p->on_device()) p = &moved.emplace_back(device_->download(*p));
+        params.push_back(p);
+      }
+      dims_ = dims_for(in[0]->desc(), params);
+    }
+    out[0] = in[0]->reshaped(dims_);
+  }
 
  private:
+  // The CPU op's output dims for an input of these dims (its values unread: an untouched buffer).
+  Dims dims_for(const TensorDesc& input, const Inputs& params) const {
+    const Tensor probe = Tensor::uninitialized(input.dtype, input.dims);
+    Inputs args = {&probe};
+    args.insert(args.end(), params.begin(), params.end());
+    return op_->run(args).at(0).dims();
+  }
+
+  std::shared_ptr<OpenClDevice> device_;
   std::unique_ptr<Op> op_;
   std::vector<const Tensor*> constants_;
+  bool fixed_ = true;
   Dims dims_;
 };
 
-// int8 or float32, with constant parameters (Reshape's shape, opset 13's axes); an op whose traits
-// say it is a view.
+// int8 or float32; its parameters (Reshape's shape, opset 13's axes) constant or computed as the
+// graph runs; an op whose traits say it is a view.
 Support view_support(const NodeView& view) {
   const Node& n = view.node;
   const OpTraits* traits = find_traits(n);
   check(traits && traits->view, n.op_type + " is registered as an OpenCL view but its traits say it is none");
   if (view.input_type(0) != DType::Int8 && view.input_type(0) != DType::Float32) return Support::no("runs " + n.op_type + " on int8 and float32 only");
-  return constant_parameters(view);
+  return Support::yes();
 }
 
-std::unique_ptr<PreparedNode> create_view(std::shared_ptr<OpenClDevice>, const NodeView& view) { return std::make_unique<ClView>(view); }
+std::unique_ptr<PreparedNode> create_view(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
+  return std::make_unique<ClView>(std::move(device), view);
+}
 
 }  // namespace
 
