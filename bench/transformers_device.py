@@ -9,10 +9,11 @@ there in PyTorch FP32, FP16 and torch.compile FP16: the peers of q8's INT8 engin
 import argparse
 import json
 import os
-import time
 
 import numpy as np
 import torch
+
+from torch_peers import timeit  # the same timing as the CNN peers: seconds per call
 
 SEQ = 128
 
@@ -71,16 +72,6 @@ def export(out):
         print(f"exported {path} ({os.path.getsize(path) / 1e6:.0f} MB)", flush=True)
 
 
-def timeit(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t) / reps * 1e3
-
-
 def peers(json_path):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -98,7 +89,7 @@ def peers(json_path):
                 with torch.no_grad():
                     for _ in range(3):
                         m(*args)
-                    ms = timeit(lambda: m(*args), 20 if batch == 1 else 10)
+                    ms = timeit(lambda: m(*args), 20 if batch == 1 else 10) * 1e3
                 rows.append({"model": name, "batch": batch, "form": form, "ms": ms})
                 print(f"torch {name} b{batch} {form}: {ms:.3f} ms", flush=True)
     if json_path:

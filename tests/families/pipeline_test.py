@@ -28,11 +28,14 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from tally import Tally  # noqa: E402
+
+sys.path.insert(0, HERE)
+from float_types import retype_floats  # noqa: E402
 
 ORT_RUN = os.path.join(os.path.dirname(HERE), "oracle", "ort_run.js")
 
@@ -85,21 +88,7 @@ def holds_float16(model):
 def widened(model, out):
     """model with its float16 initializers, tensor attributes, Casts and values made float32,
     written independently of q8 (numpy's float16 → float32 is exact)."""
-    m = onnx.load(model)
-    g = m.graph
-    wide = lambda t: numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float32), t.name)  # noqa: E731
-    for t in g.initializer:
-        if t.data_type == onnx.TensorProto.FLOAT16:
-            t.CopyFrom(wide(t))
-    for nd in g.node:
-        for a in nd.attribute:
-            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == onnx.TensorProto.FLOAT16:
-                a.t.CopyFrom(wide(a.t))
-            if nd.op_type == "Cast" and a.name == "to" and a.i == onnx.TensorProto.FLOAT16:
-                a.i = onnx.TensorProto.FLOAT
-    for v in g.value_info:
-        if v.type.tensor_type.elem_type == onnx.TensorProto.FLOAT16:
-            v.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
+    m = retype_floats(onnx.load(model), onnx.TensorProto.FLOAT16, onnx.TensorProto.FLOAT)
     onnx.save(m, out)
     return out
 

@@ -18,9 +18,11 @@ import sys
 import numpy as np
 import onnx
 import torch
-from onnx import numpy_helper
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from float_types import retype_floats  # noqa: E402
 
 VOCAB, SEQ, HIDDEN, HEADS, LAYERS = 96, 16, 32, 4, 2
 
@@ -474,21 +476,8 @@ def float16_inside(src, dst):
     """src's float32 weights, constants, Casts and values made float16; float32 graph inputs cast to
     float16 on the way in and outputs back to float32 on the way out (the form of converters that
     keep the I/O types, e.g. onnxconverter-common's keep_io_types)."""
-    m = onnx.load(src)
+    m = retype_floats(onnx.load(src), onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16)
     g = m.graph
-    half = lambda t: numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name)  # noqa: E731
-    for t in g.initializer:
-        if t.data_type == onnx.TensorProto.FLOAT:
-            t.CopyFrom(half(t))
-    for n in g.node:
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == onnx.TensorProto.FLOAT:
-                a.t.CopyFrom(half(a.t))
-            if n.op_type == "Cast" and a.name == "to" and a.i == onnx.TensorProto.FLOAT:
-                a.i = onnx.TensorProto.FLOAT16
-    for v in g.value_info:
-        if v.type.tensor_type.elem_type == onnx.TensorProto.FLOAT:
-            v.type.tensor_type.elem_type = onnx.TensorProto.FLOAT16
     rename = lambda names, old, new: [new if x == old else x for x in names]  # noqa: E731
     front, back = [], []
     for i in g.input:
