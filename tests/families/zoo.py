@@ -2,6 +2,7 @@
 """Small models of the families people quantize today, exported by Debian's torch 1.13.
 
     /usr/bin/python3 tests/families/zoo.py OUT_DIR [FAMILY ...]
+    Q8_ZOO_EXPORTER=torchscript|dynamo python3 tests/families/zoo.py OUT_DIR ...   (torch 2.x)
 
 Writes OUT_DIR/<family>.onnx and OUT_DIR/<family>/ (one .npy per model input: a calibration and
 test batch). Vision families come from torchvision with small configurations; the text and speech
@@ -454,6 +455,11 @@ FAMILIES = {
 FLOAT16 = ("vit", "convnext", "whisper_encoder")
 
 
+# Which exporter of torch 2.x writes the models: "torchscript" (torch.onnx.export(dynamo=False)),
+# "dynamo" (torch.export, opset 18 at least); None: the torch in hand's default (1.13's TorchScript).
+EXPORTER = os.environ.get("Q8_ZOO_EXPORTER")
+
+
 def export(name, out_dir):
     families = dict(FAMILIES, **_torchvision())
     build, opset = families[name]
@@ -463,9 +469,16 @@ def export(name, out_dir):
     dynamic = {n: {0: "batch"} for n in inputs}
     path = os.path.join(out_dir, name + ".onnx")
     # With grad enabled, nn.MultiheadAttention (torchvision's ViT) takes its exportable path, not the fused one.
+    axes = {**dynamic, "output": {0: "batch"}} if name != "clip" else dynamic
+    kw = {} if EXPORTER is None else {"dynamo": EXPORTER == "dynamo"}
+    if EXPORTER == "dynamo":
+        opset = max(opset, 18)
+        batch = torch.export.Dim("batch", min=1, max=1024)
+        kw["dynamic_shapes"] = tuple({0: batch} for _ in inputs)
+        axes = None
     with torch.enable_grad():
         torch.onnx.export(module, args, path, input_names=list(inputs), output_names=["output"], opset_version=opset,
-                          dynamic_axes={**dynamic, "output": {0: "batch"}} if name != "clip" else dynamic, do_constant_folding=True)
+                          dynamic_axes=axes, do_constant_folding=True, **kw)
     data = os.path.join(out_dir, name)
     os.makedirs(data, exist_ok=True)
     for n, v in inputs.items():
@@ -509,8 +522,13 @@ def main():
             if not os.path.exists(os.path.join(out, base + ".onnx")):
                 export(base, out)
             float16_inside(os.path.join(out, base + ".onnx"), os.path.join(out, name + ".onnx"))
-        else:
+        elif EXPORTER is None:
             export(name, out)
+        else:  # another exporter: each family that fails to export is said, and the rest go on
+            try:
+                export(name, out)
+            except Exception as e:  # noqa: BLE001
+                print(f"zoo: {name}: the {EXPORTER} exporter failed: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
     print(f"zoo: wrote {len(names)} models to {out}")
 
 
