@@ -1,9 +1,8 @@
 #!/bin/sh
 # Transformers on a GPU machine, in one run (docs/opencl.md): BERT-base (sequence 128) and
 # ViT-B/16 exported there by PyTorch 2.x (bench/transformers_device.py), calibrated (max, 16
-# samples), quantized and built by q8; the plan's placement through OpenCL; q8 bench (FP32 on the
-# CPU beside INT8 through OpenCL) at batch 1 and 64; PyTorch FP32, FP16 and torch.compile FP16 on
-# the same GPU.
+# samples), quantized and built by q8; the plan's placement through OpenCL; q8 bench of the INT8
+# plan through OpenCL at batch 1 and 64; PyTorch FP32, FP16 and torch.compile FP16 on the same GPU.
 #   bench/run_transformers_device.sh PKG OUT       (PKG: bin/q8 and lib/, as run_opencl_device.sh;
 #                                                  PEERS=0 leaves PyTorch out)
 set -u
@@ -26,7 +25,7 @@ for m in ${MODELS:-bert vit}; do
   if [ "$m" = bert ]; then S="--shape input_ids=BX128 --shape attention_mask=BX128"; else S="--shape pixel_values=BX3x224x224"; fi
   for b in 1 64; do
     it=20; [ "$b" = 64 ] && it=5
-    "$PKG/bin/q8" bench "$W/$m.onnx" --int8 "$W/$m.q8plan" --device opencl $(echo $S | sed "s/BX/${b}x/g") --iterations $it --warmup 2 \
+    "$PKG/bin/q8" bench "$W/$m.q8plan" --device opencl $(echo $S | sed "s/BX/${b}x/g") --iterations $it --warmup 2 \
       --json "$OUT/q8_${m}_b$b.json" 2>&1 | grep -E "placement|latency|device time|×|error" | sed "s/^/$m b$b: /"
   done
 done
