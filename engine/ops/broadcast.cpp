@@ -56,4 +56,13 @@ BroadcastPlan plan_broadcast(const Dims& out, const std::vector<const Dims*>& op
   return plan;
 }
 
+Tensor broadcast_float_to(const Tensor& t, const Dims& dims) {
+  Tensor out(DType::Float32, dims);
+  const BroadcastPlan plan = plan_broadcast(dims, {&t.dims()});
+  float* po = out.data<float>();
+  const float* pt = t.data<float>();
+  broadcast_loop<1>(plan, [&](int64_t o, const std::array<int64_t, 1>& off) { po[o] = pt[off[0]]; });
+  return out;
+}
+
 }  // namespace q8

@@ -23,6 +23,9 @@ struct BroadcastPlan {
 };
 BroadcastPlan plan_broadcast(const Dims& out, const std::vector<const Dims*>& operands);
 
+// A float32 tensor's values broadcast to dims (which its shape must broadcast to), as a new tensor.
+Tensor broadcast_float_to(const Tensor& t, const Dims& dims);
+
 // Calls fn(out_index, offsets) for every output element, where offsets[k] is the element
 // offset into operand k. Rows run in parallel when the output is large, unless Parallel is
 // false (for loops that accumulate into shared outputs).

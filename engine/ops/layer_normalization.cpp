@@ -54,11 +54,7 @@ class LayerNormalization final : public Op {
     check(t.dtype() == DType::Float32, "LayerNormalization: Scale and B must be float32");
     check(broadcast_dims(t.dims(), dims, "LayerNormalization") == dims,
           "LayerNormalization: shape " + dims_to_string(t.dims()) + " does not broadcast to " + dims_to_string(dims));
-    if (t.dims() == dims) return t;
-    Tensor out(DType::Float32, dims);
-    const BroadcastPlan plan = plan_broadcast(dims, {&t.dims()});
-    broadcast_loop<1>(plan, [&](int64_t o, const std::array<int64_t, 1>& off) { out.data<float>()[o] = t.data<float>()[off[0]]; });
-    return out;
+    return t.dims() == dims ? t : broadcast_float_to(t, dims);
   }
 
   int64_t axis_;

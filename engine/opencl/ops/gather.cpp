@@ -40,16 +40,11 @@ class ClGather final : public PreparedNode {
 
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     if (!fixed_) {
-      std::vector<Tensor> moved;  // a parameter a device node made, brought to the host
-      moved.reserve(in.size());
-      Inputs params;
+      std::vector<Tensor> moved;
+      const Inputs params = host_parameters(*device_, in, moved);
       std::string key = dims_to_string(input_.dims);
-      for (size_t i = 1; i < in.size(); ++i) {
-        const Tensor* p = in[i];
-        if (p && p->on_device()) p = &moved.emplace_back(device_->download(*p));
-        params.push_back(p);
+      for (const Tensor* p : params)
         if (p) key += "|" + dims_to_string(p->dims()) + ":" + std::string(reinterpret_cast<const char*>(p->raw()), p->nbytes());
-      }
       if (key != selected_for_) select(params), selected_for_ = key;  // the same values: the same selection
     }
     out[0] = device_->allocate(out_.dtype, out_.dims);

@@ -9,14 +9,6 @@ namespace q8 {
 
 namespace {
 
-// t broadcast to dims (the normalized dims), as the CPU's LayerNormalization reads it.
-Tensor expanded(const Tensor& t, const Dims& dims) {
-  Tensor out(DType::Float32, dims);
-  const BroadcastPlan plan = plan_broadcast(dims, {&t.dims()});
-  broadcast_loop<1>(plan, [&](int64_t o, const std::array<int64_t, 1>& off) { out.data<float>()[o] = t.data<float>()[off[0]]; });
-  return out;
-}
-
 class ClLayerNormalization final : public PreparedNode {
  public:
   ClLayerNormalization(std::shared_ptr<OpenClDevice> device, const NodeView& view)
@@ -40,8 +32,8 @@ class ClLayerNormalization final : public PreparedNode {
       check(broadcast_dims(scale_.dims(), norm, name_.c_str()) == norm && (bias_.empty() || broadcast_dims(bias_.dims(), norm, name_.c_str()) == norm),
             name_ + ": Scale and B do not broadcast to " + dims_to_string(norm));
       norm_dims_ = norm;
-      device_scale_ = device_->upload(expanded(scale_, norm));
-      device_bias_ = device_->upload(bias_.empty() ? expanded(scale_, norm) : expanded(bias_, norm));  // unread without B
+      device_scale_ = device_->upload(broadcast_float_to(scale_, norm));
+      device_bias_ = device_->upload(bias_.empty() ? broadcast_float_to(scale_, norm) : broadcast_float_to(bias_, norm));  // unread without B
     }
     return {{out_}, 0};
   }

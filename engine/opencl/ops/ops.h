@@ -32,5 +32,8 @@ std::span<const ClOnCpu> cl_ops_on_cpu();
 
 // Yes when every input after the first is absent or constant, else why not.
 Support constant_parameters(const NodeView& view);
+// A node's parameters (every input after the first) where the host can read them: those a device
+// node made are downloaded into `moved`, which must outlive the result; absent ones are nullptr.
+Inputs host_parameters(OpenClDevice& device, const Inputs& in, std::vector<Tensor>& moved);
 
 }  // namespace q8

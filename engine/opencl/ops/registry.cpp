@@ -56,6 +56,18 @@ const ClOnCpu* cl_on_cpu(std::string_view domain, std::string_view op_type) {
 
 std::span<const ClOnCpu> cl_ops_on_cpu() { return kOnCpu; }
 
+Inputs host_parameters(OpenClDevice& device, const Inputs& in, std::vector<Tensor>& moved) {
+  moved.clear();
+  moved.reserve(in.size());
+  Inputs params;
+  for (size_t i = 1; i < in.size(); ++i) {
+    const Tensor* p = in[i];
+    if (p && p->on_device()) p = &moved.emplace_back(device.download(*p));
+    params.push_back(p);
+  }
+  return params;
+}
+
 Support constant_parameters(const NodeView& view) {
   for (size_t i = 1; i < view.node.inputs.size(); ++i)
     if (view.has_input(i) && !view.constant(i)) return Support::no("input " + std::to_string(i) + " is not constant");

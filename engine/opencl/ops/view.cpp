@@ -28,15 +28,8 @@ class ClView final : public PreparedNode {
 
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     if (!fixed_) {
-      std::vector<Tensor> moved;  // a parameter a device node made, brought to the host
-      moved.reserve(in.size());
-      Inputs params;
-      for (size_t i = 1; i < in.size(); ++i) {
-        const Tensor* p = in[i];
-        if (p && p->on_device()) p = &moved.emplace_back(device_->download(*p));
-        params.push_back(p);
-      }
-      dims_ = dims_for(in[0]->desc(), params);
+      std::vector<Tensor> moved;
+      dims_ = dims_for(in[0]->desc(), host_parameters(*device_, in, moved));
     }
     out[0] = in[0]->reshaped(dims_);
   }
