@@ -1,6 +1,5 @@
 #include "engine/onnx/float16.h"
 
-#include <map>
 #include <memory>
 
 namespace q8 {
@@ -12,8 +11,6 @@ constexpr int kOnnxFloat = 1, kOnnxFloat16 = 10;
 struct Counts {
   size_t tensors = 0, nodes = 0, boundary = 0;
 };
-
-Tensor widened_tensor(const Tensor& t) { return t.dtype() == DType::Float16 ? t.widened() : t; }
 
 void widen_types(std::vector<ValueInfo>& values) {
   for (ValueInfo& v : values)
@@ -48,7 +45,7 @@ void convert(Graph& g, bool top, Counts& c) {
     if (t.dtype() == DType::Float16) t = t.widened(), ++c.tensors;
   for (Node& n : g.nodes) {
     for (auto& [name, a] : n.attributes) {
-      if (a.kind == Attribute::Kind::Tensor && a.t.dtype() == DType::Float16) a.t = widened_tensor(a.t), ++c.tensors;
+      if (a.kind == Attribute::Kind::Tensor && a.t.dtype() == DType::Float16) a.t = a.t.widened(), ++c.tensors;
       if (a.kind == Attribute::Kind::Graph) {
         auto copy = std::make_shared<Graph>(*a.graph);
         convert(*copy, false, c);
