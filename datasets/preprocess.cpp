@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -23,6 +24,7 @@ std::string Preprocessing::to_json() const {
   j["mean"] = mean;
   j["std"] = std;
   if (height) j["size"] = {height, width};
+  if (sequence_length) j["sequence_length"] = sequence_length;
   return j.dump();
 }
 
@@ -46,8 +48,11 @@ void Preprocessing::merge_json_text(const std::string& text, const std::string& 
         check(it->is_array() && it->size() == 2, path + ": \"size\" must be [height, width]");
         height = json_int<int64_t>((*it)[0], path + ": \"size\""), width = json_int<int64_t>((*it)[1], path + ": \"size\"");
         check(height > 0 && width > 0 && height <= 65536 && width <= 65536, path + ": \"size\" must be in 1..65536");
+      } else if (k == "sequence_length") {
+        sequence_length = json_int<int64_t>(*it, path + ": \"sequence_length\"");
+        check(sequence_length > 0 && sequence_length <= kMaxSequenceLength, path + ": \"sequence_length\" must be in 1.." + std::to_string(kMaxSequenceLength));
       } else {
-        throw Error(path + ": unknown preprocessing key '" + k + "' (resize, color, layout, scale, mean, std, size)");
+        throw Error(path + ": unknown preprocessing key '" + k + "' (resize, color, layout, scale, mean, std, size, sequence_length)");
       }
     }
   } catch (const nlohmann::json::exception& e) {
@@ -64,10 +69,13 @@ std::string Preprocessing::describe() const {
   };
   s << "resize " << resize;
   if (height) s << " " << height << "x" << width;
+  if (sequence_length) s << ", sequence length " << sequence_length;
   s << ", color " << (color.empty() ? "auto" : color) << ", layout " << (layout.empty() ? "auto" : layout) << ", scale " << scale
     << ", mean " << list(mean) << ", std " << list(std);
   return s.str();
 }
+
+bool is_sequence_input(size_t rank) { return rank == 2 || rank == 3; }
 
 InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dims* first_sample) {
   InputSpec spec{input.name, input.dtype, {}};
@@ -81,10 +89,11 @@ InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dim
       // Spatial dims may be symbolic: --size fills them.
       const size_t h_axis = nhwc ? 1 : 2, w_axis = nhwc ? 2 : 3;
       if (dims.size() == 4 && d == h_axis && pre.height) v = pre.height;
+      else if (is_sequence_input(dims.size()) && d == 1 && pre.sequence_length) v = pre.sequence_length;
       else if (dims.size() == 4 && d == w_axis && pre.width) v = pre.width;
       else if (first_sample && first_sample->size() + 1 == dims.size()) v = (*first_sample)[d - 1];
       else throw Error("input '" + input.name + "' has dynamic dimension " + std::to_string(d) + " (" + input.shape_string() +
-                       "); give --size HxW");
+                       (is_sequence_input(dims.size()) && d == 1 ? "); give --sequence-length N" : "); give --size HxW"));
     }
     spec.sample_dims.push_back(v);
   }
@@ -204,11 +213,23 @@ Tensor image_to_tensor(const Image& img, const InputSpec& spec, const Preprocess
   return t;
 }
 
+// A token sample [S] or [S, D] cut or padded with zeros to `length` on its first axis.
+Tensor fit_sequence(const Tensor& t, int64_t length) {
+  if (t.rank() == 0 || t.dim(0) == length) return t;
+  Dims dims = t.dims();
+  dims[0] = length;
+  Tensor out(t.dtype(), dims);  // zeros
+  const size_t row = size_t(t.numel() / std::max<int64_t>(t.dim(0), 1)) * dtype_size(t.dtype());
+  std::memcpy(out.raw(), t.raw(), size_t(std::min(t.dim(0), length)) * row);
+  return out;
+}
+
 }  // namespace
 
 Tensor to_model_sample(const RawSample& sample, const InputSpec& spec, const Preprocessing& pre, const std::string& origin) {
   if (sample.kind == RawSample::Kind::Image) return image_to_tensor(sample.image, spec, pre, origin);
-  const Tensor& t = sample.tensor;
+  const Tensor t = pre.sequence_length && is_sequence_input(spec.sample_dims.size() + 1) ? fit_sequence(sample.tensor, pre.sequence_length)
+                                                                                       : sample.tensor;
   // 8-bit H×W or H×W×C tensors are images in disguise (IDX, raw pixel .npy).
   if (t.dtype() == DType::Uint8 && (t.rank() == 2 || (t.rank() == 3 && (t.dim(2) == 1 || t.dim(2) == 3 || t.dim(2) == 4))) &&
       spec.sample_dims.size() == 3 && t.dims() != spec.sample_dims) {
@@ -219,7 +240,8 @@ Tensor to_model_sample(const RawSample& sample, const InputSpec& spec, const Pre
   }
   check(t.dims() == spec.sample_dims, origin + ": sample of shape " + dims_to_string(t.dims()) + " does not fit input '" +
                                           spec.name + "' (sample shape " + dims_to_string(spec.sample_dims) +
-                                          "); tensor files are used as they are, without preprocessing");
+                                          "); tensor files are used as they are, without preprocessing" +
+                                          (is_sequence_input(spec.sample_dims.size() + 1) ? " (--sequence-length N cuts or pads token samples)" : ""));
   if (t.dtype() == spec.dtype) return t;
   Tensor out(spec.dtype, t.dims());
   visit_dtype(spec.dtype, [&]<typename T>() {

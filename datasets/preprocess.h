@@ -18,6 +18,9 @@ struct Preprocessing {
   std::vector<double> mean{0.0};  // one value, or one per channel
   std::vector<double> std{1.0};
   int64_t height = 0, width = 0;  // 0 = from the model's input shape
+  // Token inputs ([N, S] or [N, S, D]): S for a dynamic sequence axis, and every tensor sample's
+  // length on that axis, cut or padded with zeros to it (0 = the samples' own, which must agree).
+  int64_t sequence_length = 0;
 
   // Reads keys of the same names from a JSON file ("mean": [..], "std": [..], "size": [h, w]).
   void merge_json(const std::string& path);
@@ -37,6 +40,13 @@ struct InputSpec {
 
 // The spec of a graph input; symbolic spatial dims come from preprocessing's height and width,
 // and any other symbolic dim from first_sample (the dataset's first tensor sample) when given.
+// The longest --sequence-length taken.
+constexpr int64_t kMaxSequenceLength = int64_t(1) << 20;
+
+// Whether a graph input of this rank is a token input that --sequence-length fits ([N, S] or
+// [N, S, D]; images are rank 4).
+bool is_sequence_input(size_t rank);
+
 InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dims* first_sample = nullptr);
 
 // Applies preprocessing to an image, or checks and converts a tensor sample. Errors name

@@ -216,6 +216,53 @@ TEST(Preprocess, LayoutScaleMeanStdAndResize) {
   EXPECT_THROW(to_model_sample(t, {"x", DType::Float32, {3, 2, 2}}, pre, "t"), Error);
 }
 
+// --sequence-length: a dynamic sequence axis takes it; token samples are cut or padded with zeros
+// (a padded attention mask masks the pads); without it, the first sample's length rules and
+// another length is an error that names the flag.
+TEST(Preprocess, SequenceLengthCutsOrPadsTokenSamples) {
+  ValueInfo ids{"input_ids", DType::Int64, std::vector<Dim>{Dim{-1, "batch"}, Dim{-1, "sequence"}}};
+  Preprocessing pre;
+  EXPECT_THROW(input_spec(ids, pre), Error);
+  pre.sequence_length = 4;
+  const InputSpec spec = input_spec(ids, pre);
+  EXPECT_EQ(spec.sample_dims, (Dims{4}));
+  RawSample shorter, longer;
+  shorter.tensor = Tensor(DType::Int64, {2});
+  shorter.tensor.data<int64_t>()[0] = 101, shorter.tensor.data<int64_t>()[1] = 7;
+  longer.tensor = Tensor(DType::Int64, {6});
+  for (int64_t i = 0; i < 6; ++i) longer.tensor.data<int64_t>()[i] = 10 + i;
+  const Tensor padded = to_model_sample(shorter, spec, pre, "s");
+  EXPECT_EQ(std::vector<int64_t>(padded.data<int64_t>(), padded.data<int64_t>() + 4), (std::vector<int64_t>{101, 7, 0, 0}));
+  const Tensor cut = to_model_sample(longer, spec, pre, "l");
+  EXPECT_EQ(std::vector<int64_t>(cut.data<int64_t>(), cut.data<int64_t>() + 4), (std::vector<int64_t>{10, 11, 12, 13}));
+  // [N, S, D] embeddings: whole rows of D are kept or padded.
+  ValueInfo emb{"embeddings", DType::Float32, std::vector<Dim>{Dim{-1, "batch"}, Dim{-1, "sequence"}, Dim{3, ""}}};
+  const InputSpec espec = input_spec(emb, pre);
+  EXPECT_EQ(espec.sample_dims, (Dims{4, 3}));
+  RawSample rows;
+  rows.tensor = Tensor(DType::Float32, {1, 3});
+  rows.tensor.data<float>()[2] = 5.0f;
+  const Tensor e = to_model_sample(rows, espec, pre, "e");
+  EXPECT_EQ(e.dims(), (Dims{4, 3}));
+  EXPECT_EQ(e.data<float>()[2], 5.0f);
+  EXPECT_EQ(e.data<float>()[3], 0.0f);
+  // Without the flag, a sample of another length is named with the flag that fixes it.
+  Preprocessing plain;
+  const Dims first{2};
+  const InputSpec fixed = input_spec(ids, plain, &first);
+  try {
+    to_model_sample(longer, fixed, plain, "l.npy");
+    ADD_FAILURE() << "a sample of length 6 fit an input of length 2";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("--sequence-length"), std::string::npos) << err.what();
+  }
+  // The JSON form reads back.
+  Preprocessing back;
+  back.merge_json_text(pre.to_json(), "p.json");
+  EXPECT_EQ(back.sequence_length, 4);
+  EXPECT_THROW(back.merge_json_text(R"({"sequence_length": 0})", "p.json"), Error);
+}
+
 TEST(BatchStream, SkipsCorruptSamplesOrStopsWhenStrict) {
   TempDir dir("stream");
   const auto g = gradient(4, 4, 1);

@@ -32,6 +32,7 @@ void DatasetOptions::resolve() {
     check_argument(pre.height > 0 && pre.width > 0 && pre.height <= 65536 && pre.width <= 65536,
           "--size '" + size + "': height and width must be in 1..65536");
   }
+  if (sequence_length) pre.sequence_length = sequence_length;
   if (!mean.empty()) pre.mean = parse_list(mean, "--mean");
   if (!std.empty()) pre.std = parse_list(std, "--std");
   for (double s : pre.std) check_argument(s != 0, "--std " + (std.empty() ? std::string("(from --preprocess)") : std) + ": a std of 0 divides by zero");
@@ -49,6 +50,9 @@ void add_dataset_options(CLI::App* cmd, DatasetOptions& o, bool auto_batch) {
   cmd->add_option("--resize", o.pre.resize, "exact, or shorter (shorter side, then centre crop)")->capture_default_str()->group(pre)
       ->check(CLI::IsMember({"exact", "shorter"}));
   cmd->add_option("--size", o.size, "HxW of the model input (default: from the model)")->group(pre);
+  cmd->add_option("--sequence-length", o.sequence_length,
+                  "S of token inputs [N, S] and [N, S, D] whose sequence axis is dynamic; samples cut or padded with zeros to it")
+      ->group(pre)->check(CLI::Range(int64_t(1), kMaxSequenceLength));
   cmd->add_option("--color", o.pre.color, "rgb, bgr or gray (default: from the channel count)")->group(pre)
       ->check(CLI::IsMember({"rgb", "bgr", "gray"}));
   cmd->add_option("--layout", o.pre.layout, "nchw or nhwc (default: from the model's input shape)")->group(pre)

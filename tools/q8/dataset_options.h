@@ -14,6 +14,7 @@ struct DatasetOptions {
   std::string data;
   Preprocessing pre;
   std::string preprocess_json, size, mean, std;
+  int64_t sequence_length = 0;
   SourceOptions source;
   BatchStreamOptions stream;
   int threads = 0;
