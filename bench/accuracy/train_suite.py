@@ -14,6 +14,7 @@ python3-torch and exports them to ONNX. The suite is built to cover what breaks 
 | attention     | mean/std       | patch conv, self-attention (MatMul, Softmax), LayerNormalization, Add   | 17    |
 | unet_seg      | [0, 1]         | segmenter: two ConvTranspose, concat skip; 11 classes per pixel         | 11    |
 | fcn_mask      | mean/std       | segmenter: one logit per pixel (foreground), Resize upsampling          | 13    |
+| vit_tiny      | mean/std       | ViT: class token, 4 pre-LN blocks of 4-head attention and GELU MLPs     | 17    |
 
     /usr/bin/python3 bench/accuracy/train_suite.py OUT_DIR
 
@@ -222,6 +223,42 @@ class FcnMask(nn.Module):
         return F.interpolate(self.c3(x), scale_factor=4, mode="bilinear", align_corners=False)
 
 
+class VitBlock(nn.Module):
+    """Pre-LN transformer block: x + attn(ln(x)), then x + mlp(ln(x)), GELU (erf)."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.mlp1, self.mlp2 = nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
+        self.heads = heads
+
+    def forward(self, x):
+        n, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).reshape(n, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        a = torch.softmax(q @ k.transpose(-2, -1) / (d // self.heads) ** 0.5, dim=-1)
+        x = x + self.proj((a @ v).transpose(1, 2).reshape(n, t, d))
+        return x + self.mlp2(F.gelu(self.mlp1(self.ln2(x))))
+
+
+class VitTiny(nn.Module):
+    """A ViT for 28x28: 4x4 patches (49 tokens and a class token), width 64, 4 blocks of 4 heads."""
+
+    def __init__(self, d=64, depth=4, heads=4):
+        super().__init__()
+        self.patch = nn.Conv2d(1, d, 4, 4)
+        self.cls = nn.Parameter(torch.zeros(1, 1, d))
+        self.pos = nn.Parameter(torch.randn(1, 50, d) * 0.02)
+        self.blocks = nn.Sequential(*[VitBlock(d, heads) for _ in range(depth)])
+        self.ln = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, 10)
+
+    def forward(self, x):
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1) + self.pos
+        return self.fc(self.ln(self.blocks(x))[:, 0])
+
+
 # name: (module, opset, normalised with mean/std, task)
 MODELS = {
     "deconv_head": (DeconvHead, 13, False, "classes"),
@@ -234,6 +271,7 @@ MODELS = {
     "attention": (Attention, 17, True, "classes"),
     "unet_seg": (UnetSeg, 11, False, "pixel-classes"),
     "fcn_mask": (FcnMask, 13, True, "foreground"),
+    "vit_tiny": (VitTiny, 17, True, "classes"),
 }
 
 

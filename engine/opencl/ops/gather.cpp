@@ -24,6 +24,8 @@ class ClGather final : public PreparedNode {
       marker_input_ = view.opset >= 11;
     }
     op_ = find_op(node.op_type)->create(node, view.op_context());
+    if (view.constant(0)) data_ = device_->upload(*view.constant(0));  // a class token Expand broadcasts to the batch
+    outputs_ = std::max<size_t>(1, node.outputs.size());
     for (size_t i = 1; i < view.node.inputs.size(); ++i) fixed_ = fixed_ && (!view.has_input(i) || view.constant(i));
   }
 
@@ -32,10 +34,10 @@ class ClGather final : public PreparedNode {
 
   Reshaped reshape(const std::vector<TensorDesc>& in) override {
     input_ = in.at(0);
-    if (!fixed_) return {{std::nullopt}, 0};  // the output's shape comes with the parameters' values, in run
+    if (!fixed_) return {std::vector<std::optional<TensorDesc>>(outputs_, std::nullopt), 0};  // the shapes come with the parameters' values, in run
     Inputs params(constants_.begin() + std::min<size_t>(1, constants_.size()), constants_.end());
     select(params);
-    return {{out_}, 0};
+    return {std::vector<std::optional<TensorDesc>>(out_.begin(), out_.end()), 0};
   }
 
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
@@ -47,14 +49,19 @@ class ClGather final : public PreparedNode {
         if (p) key += "|" + dims_to_string(p->dims()) + ":" + std::string(reinterpret_cast<const char*>(p->raw()), p->nbytes());
       if (key != selected_for_) select(params), selected_for_ = key;  // the same values: the same selection
     }
-    out[0] = device_->allocate(out_.dtype, out_.dims);
-    const cl_long count = numel(out_.dims);
-    const bool int8 = out_.dtype == DType::Int8;
-    const cl_kernel k = device_->kernel(pad_ ? (int8 ? "gather_fill_int8" : "gather_fill_float") : int8 ? "gather_int8" : "gather_float");
-    if (!pad_) set_args(k, *in[0], out[0], source_, count);
-    else if (int8) set_args(k, *in[0], out[0], source_, count, fill_as<int8_t, cl_char>());
-    else set_args(k, *in[0], out[0], source_, count, fill_as<float, cl_float>());
-    device_->launch(k, {size_t(count)});
+    const Tensor& x = data_.empty() ? *in[0] : data_;
+    out.resize(out_.size());
+    for (size_t o = 0; o < out_.size(); ++o) {
+      out[o] = device_->allocate(out_[o].dtype, out_[o].dims);
+      const cl_long count = numel(out_[o].dims);
+      if (count == 0) continue;
+      const bool int8 = out_[o].dtype == DType::Int8;
+      const cl_kernel k = device_->kernel(pad_ ? (int8 ? "gather_fill_int8" : "gather_fill_float") : int8 ? "gather_int8" : "gather_float");
+      if (!pad_) set_args(k, x, out[o], source_[o], count);
+      else if (int8) set_args(k, x, out[o], source_[o], count, fill_as<int8_t, cl_char>());
+      else set_args(k, x, out[o], source_[o], count, fill_as<float, cl_float>());
+      device_->launch(k, {size_t(count)});
+    }
   }
 
  private:
@@ -70,9 +77,13 @@ class ClGather final : public PreparedNode {
       if (args.size() < 3) args.resize(3, nullptr);
       args[2] = &kMarker;
     }
-    const Tensor source = op_->run(args).at(0);
-    out_ = {input_.dtype, source.dims()};
-    source_ = device_->upload(source);
+    const std::vector<Tensor> sources = op_->run(args);
+    check(sources.size() >= outputs_, name_ + ": the op gave " + std::to_string(sources.size()) + " outputs, the node has " + std::to_string(outputs_));
+    out_.clear(), source_.clear();
+    for (size_t o = 0; o < outputs_; ++o) {
+      out_.push_back({input_.dtype, sources[o].dims()});
+      source_.push_back(sources[o].numel() > 0 ? device_->upload(sources[o]) : Tensor());
+    }
   }
 
   // Pad's constant as the data's type (an attribute's float converted as the CPU op converts it).
@@ -89,9 +100,12 @@ class ClGather final : public PreparedNode {
   bool fixed_ = true;  // every parameter is a constant
   bool pad_ = false, marker_input_ = false;  // Pad; its constant an input (opset 11 on)
   Tensor fill_;
-  TensorDesc input_, out_;
+  Tensor data_;  // input 0 when it is a constant, uploaded once
+  size_t outputs_ = 1;  // Split's several; one for the others
+  TensorDesc input_;
+  std::vector<TensorDesc> out_;  // per output
   std::string selected_for_;
-  Tensor source_;
+  std::vector<Tensor> source_;  // per output
 };
 
 }  // namespace
@@ -110,6 +124,18 @@ Support supports_Transpose(const NodeView& view, const DeviceCaps&) { return gat
 std::unique_ptr<PreparedNode> create_Transpose(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
   return create_gather(std::move(device), view);
 }
+
+#define Q8_CL_GATHER(op)                                                                                     \
+  Support supports_##op(const NodeView& view, const DeviceCaps&) { return gather_support(view); }             \
+  std::unique_ptr<PreparedNode> create_##op(std::shared_ptr<OpenClDevice> device, const NodeView& view) {     \
+    return create_gather(std::move(device), view);                                                             \
+  }
+Q8_CL_GATHER(Expand)
+Q8_CL_GATHER(Tile)
+Q8_CL_GATHER(Split)
+Q8_CL_GATHER(DepthToSpace)
+Q8_CL_GATHER(SpaceToDepth)
+#undef Q8_CL_GATHER
 
 Support supports_Slice(const NodeView& view, const DeviceCaps&) { return gather_support(view); }
 std::unique_ptr<PreparedNode> create_Slice(std::shared_ptr<OpenClDevice> device, const NodeView& view) {

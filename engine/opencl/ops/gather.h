@@ -1,5 +1,6 @@
-// The ops that only select values (Transpose, Slice, nearest Resize, Pad) on int8 or float32, as
-// one gather: y[i] = x[source[i]] (kernels/gather.cl). source is what the CPU op gives when run on
+// The ops that only select values (Transpose, Slice, nearest Resize, Pad, Expand, Tile, Split,
+// DepthToSpace, SpaceToDepth) on int8 or float32, as one gather per output: y[i] = x[source[i]]
+// (kernels/gather.cl). source is what the CPU op gives when run on
 // the element indices 0…n−1 of the input's shape, once per shape and parameter values, so the
 // selection is the CPU op's own; Pad's constant is −1 there (the CPU Pad run with −1 as its
 // value), and the kernel writes the real constant in its place.
