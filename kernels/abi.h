@@ -45,6 +45,9 @@
 #define Q8_ERF 9
 #define Q8_GELU 10
 #define Q8_GELU_TANH 11
+#define Q8_RECIPROCAL 12
+#define Q8_NEG 13
+#define Q8_ABS 14
 
 // The float32 binary ops of binary.cl, and the axes of its broadcast layout (output dims, then each
 // operand's strides).
@@ -53,5 +56,16 @@
 #define Q8_MUL 2
 #define Q8_DIV 3
 #define Q8_BROADCAST_AXES 6
+// Pow, in binary.cl beside them.
+#define Q8_POW 4
+
+// The float32 reductions of reduce.cl.
+#define Q8_REDUCE_SUM 0
+#define Q8_REDUCE_MEAN 1
+#define Q8_REDUCE_SUM_SQUARE 2
+#define Q8_REDUCE_L1 3
+#define Q8_REDUCE_L2 4
+#define Q8_REDUCE_MAX 5
+#define Q8_REDUCE_MIN 6
 
 #endif

@@ -3,7 +3,8 @@
 // (requantize.cl's pragma). HardSwish and Sigmoid divide: IEEE-exact only in a program built with
 // -cl-fp32-correctly-rounded-divide-sqrt (engine/opencl/select.h). Exp and Sigmoid call q8_exp
 // (exp.cl), the host's own e^x. Sqrt is correctly rounded as the host's; Tanh, Erf and Gelu call
-// the device's tanh and erf, within the bound docs/opencl.md states of the host's.
+// the device's tanh and erf, within the bound docs/opencl.md states of the host's. Reciprocal divides
+// (IEEE-exact as HardSwish's division); Neg and Abs only change the sign bit.
 // The op codes are abi.h's.
 
 __kernel void activation(__global const float* x, __global float* y, long count, int op, float a, float b) {
@@ -34,6 +35,12 @@ __kernel void activation(__global const float* x, __global float* y, long count,
     r = erf(v);
   } else if (op == Q8_GELU) {  // x/2 · (1 + erf(x/√2)), engine/ops/gelu.cpp's order
     r = 0.5f * v * (1.0f + erf(v * 0.7071067811865476f));
+  } else if (op == Q8_RECIPROCAL) {  // IEEE-exact division, as the host's 1.0f / x
+    r = 1.0f / v;
+  } else if (op == Q8_NEG) {
+    r = -v;
+  } else if (op == Q8_ABS) {
+    r = fabs(v);
   } else if (op == Q8_GELU_TANH) {  // x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³)))
     r = 0.5f * v * (1.0f + tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
   } else {  // x · max(0, min(1, x / 6 + 1/2)), a = 6 passed as an argument: no compiler can turn the

@@ -1,4 +1,4 @@
-// Add, Sub, Mul and Div on float32 (one IEEE operation each; Div IEEE-exact only in a program
+// Add, Sub, Mul, Div and Pow on float32 (the first four one IEEE operation each; Div IEEE-exact only in a program
 // built with -cl-fp32-correctly-rounded-divide-sqrt) with numpy broadcasting, and the index walk
 // they share with QAdd (qadd.cl, which the program holds after this file: name order). layout
 // holds, for Q8_BROADCAST_AXES axes (leading ones padded with size 1), the output's dims, then a's
@@ -22,5 +22,13 @@ __kernel void binary_float(__global const float* a, __global const float* b, __g
   long ia, ib;
   broadcast_offsets(i, layout, &ia, &ib);
   const float x = a[ia], y = b[ib];
-  z[i] = op == Q8_ADD ? x + y : op == Q8_SUB ? x - y : op == Q8_MUL ? x * y : x / y;
+  // Pow: a square x · x and a cube x · x · x, as engine/ops/pow.cpp; other exponents the device's
+  // pow (within 16 ulp) against the host's std::pow (under 1 ulp).
+  z[i] = op == Q8_ADD   ? x + y
+         : op == Q8_SUB ? x - y
+         : op == Q8_MUL ? x * y
+         : op == Q8_DIV ? x / y
+         : y == 2.0f    ? x * x
+         : y == 3.0f    ? x * x * x
+                        : pow(x, y);
 }

@@ -1,4 +1,6 @@
-// Pow: Z = X ^ Y with numpy broadcasting; Z has X's type, Y may be of another numeric type.
+// Pow: Z = X ^ Y with numpy broadcasting; Z has X's type, Y may be of another numeric type. On
+// float32, a square is x · x and a cube x · x · x, as ONNX Runtime computes them (and the OpenCL
+// kernel): one or two IEEE products, where std::pow's result may round a tie otherwise.
 #include "engine/ops/elementwise.h"
 
 namespace q8 {
@@ -11,7 +13,9 @@ class Pow final : public Op {
     const Tensor& x = required_input(in, 0, "Pow", "X");
     const Tensor& y = required_input(in, 1, "Pow", "Y");
     if (x.dtype() == DType::Float32 && y.dtype() == DType::Float32)
-      return {broadcast_binary<float, float>(x, y, DType::Float32, "Pow", [](float a, float b) { return std::pow(a, b); })};
+      return {broadcast_binary<float, float>(x, y, DType::Float32, "Pow", [](float a, float b) {
+        return b == 2.0f ? a * a : b == 3.0f ? a * a * a : std::pow(a, b);
+      })};
     check(x.dtype() == DType::Float32 || x.dtype() == DType::Int32 || x.dtype() == DType::Int64,
           "Pow: base type " + std::string(dtype_name(x.dtype())) + " is not supported");
     Tensor z(x.dtype(), broadcast_dims(x.dims(), y.dims(), "Pow"));

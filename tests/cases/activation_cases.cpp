@@ -35,4 +35,13 @@ std::vector<OpCase> exp_cases() {
           make_case("Exp, -110 to 90", make_node("Exp", {"x"}), {float_inputs().tails}, {false})};
 }
 
+std::vector<OpCase> reciprocal_cases() {
+  return {make_case("Reciprocal", make_node("Reciprocal", {"x"}), {float_inputs().x}, {false}),
+          make_case("Reciprocal, -110 to 90", make_node("Reciprocal", {"x"}), {float_inputs().tails}, {false})};
+}
+
+std::vector<OpCase> neg_cases() { return {make_case("Neg", make_node("Neg", {"x"}), {float_inputs().x}, {false})}; }
+
+std::vector<OpCase> abs_cases() { return {make_case("Abs", make_node("Abs", {"x"}), {float_inputs().x}, {false})}; }
+
 }  // namespace q8

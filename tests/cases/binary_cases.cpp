@@ -1,4 +1,8 @@
-// Add, Sub, Mul and Div on float32: broadcasting, a constant operand on either side, inf − inf.
+// Add, Sub, Mul, Div and Pow on float32: broadcasting, a constant operand on either side, inf − inf;
+// Pow's square and cube (x · x and x · x · x on both sides: bit for bit) and other exponents (the
+// device's pow, within OpenCL's 16 ulp of the host's).
+#include <cmath>
+
 #include "tests/cases/op_case.h"
 
 namespace q8 {
@@ -18,5 +22,22 @@ std::vector<OpCase> add_cases() { return binary_cases("Add"); }
 std::vector<OpCase> sub_cases() { return binary_cases("Sub"); }
 std::vector<OpCase> mul_cases() { return binary_cases("Mul"); }
 std::vector<OpCase> div_cases() { return binary_cases("Div"); }
+
+std::vector<OpCase> pow_cases() {
+  const FloatInputs& f = float_inputs();
+  const Node n = make_node("Pow", {"x", "y"});
+  OpCase general = make_case("Pow, exponents 0.5, -1.5 and 1.25 by channel", n,
+                             {f.finite, floats({0.5f, -1.5f, 1.25f}).reshaped({3, 1, 1})}, {false, true});
+  general.expect = Expect::Within;
+  const float exponents[] = {0.5f, -1.5f, 1.25f};
+  const int64_t per_channel = general.inputs[0].numel() / general.inputs[0].dim(0) / 3;
+  for (int64_t i = 0; i < general.inputs[0].numel(); ++i) {
+    const float x = general.inputs[0].data<float>()[i];
+    const double y = std::pow(double(x), double(exponents[(i / per_channel) % 3]));
+    general.tolerance.push_back(std::isfinite(y) ? 16.0 * std::ldexp(1.0, -23) * std::fabs(y) + 1e-37 : 0.0);
+  }
+  return {make_case("Pow square (the LayerNorm pattern's)", n, {f.x, Tensor::scalar<float>(2.0f)}, {false, true}),
+          make_case("Pow cube", n, {f.x2, Tensor::scalar<float>(3.0f)}, {false, true}), general};
+}
 
 }  // namespace q8

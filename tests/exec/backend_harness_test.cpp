@@ -36,9 +36,11 @@ std::string difference(const OpCase& c, const Tensor& got, const Tensor& want, s
   }
   for (int64_t i = 0; i < got.numel(); ++i) {
     const float g = got.data<float>()[i], w = want.data<float>()[i];
-    const bool same = c.expect == Expect::Within && output == 0
-                          ? std::fabs(double(g) - double(w)) <= c.tolerance[size_t(i)]
-                          : (std::isnan(g) && std::isnan(w)) || std::memcmp(&g, &w, sizeof g) == 0;
+    // A NaN matches any NaN (IEEE leaves its sign and payload free), within a bound or not; an
+    // infinity only the same one.
+    const bool same = (std::isnan(g) && std::isnan(w)) || (c.expect == Expect::Within && output == 0
+                                                              ? g == w || std::fabs(double(g) - double(w)) <= c.tolerance[size_t(i)]
+                                                              : std::memcmp(&g, &w, sizeof g) == 0);
     if (!same) return "element " + std::to_string(i) + " is " + std::to_string(g) + ", expected " + std::to_string(w);
   }
   return "";

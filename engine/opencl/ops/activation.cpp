@@ -1,5 +1,6 @@
 // The float32 activations that stay FP32 in a plan (activations.cl: Relu, Clip, LeakyRelu,
-// HardSigmoid, HardSwish, Sigmoid, Exp, Sqrt, Tanh, Erf, Gelu), as engine/ops/*.cpp compute them,
+// HardSigmoid, HardSwish, Sigmoid, Exp, Sqrt, Tanh, Erf, Gelu, Reciprocal, Neg, Abs), as
+// engine/ops/*.cpp compute them,
 // with abi.h's op codes.
 #include <limits>
 
@@ -23,6 +24,9 @@ int op_code(const std::string& op) {
   if (op == "Tanh") return Q8_TANH;
   if (op == "Erf") return Q8_ERF;
   if (op == "Gelu") return Q8_GELU;
+  if (op == "Reciprocal") return Q8_RECIPROCAL;
+  if (op == "Neg") return Q8_NEG;
+  if (op == "Abs") return Q8_ABS;
   return Q8_EXP;
 }
 
@@ -67,7 +71,8 @@ Support activation_support(const NodeView& view, const DeviceCaps& caps) {
   const Node& n = view.node;
   if (view.input_type(0) != DType::Float32) return Support::no("runs " + n.op_type + " on float32 only");
   if (!caps.denormals) return Support::no(kNoDenormals);
-  if ((n.op_type == "HardSwish" || n.op_type == "Sigmoid" || n.op_type == "Sqrt") && !caps.exact_divide) return Support::no(kNoExactDivide);
+  if ((n.op_type == "HardSwish" || n.op_type == "Sigmoid" || n.op_type == "Sqrt" || n.op_type == "Reciprocal") && !caps.exact_divide)
+    return Support::no(kNoExactDivide);
   if (n.op_type == "Gelu" && n.attr_string("approximate", "none") != "none" && n.attr_string("approximate", "none") != "tanh")
     return Support::no("Gelu's approximate is neither 'none' nor 'tanh'");
   if (n.op_type == "Clip" && !clip_bounds(n, view.opset, [&](size_t i) { return view.constant(i); }))
@@ -97,6 +102,9 @@ Q8_CL_ACTIVATION(Sqrt)
 Q8_CL_ACTIVATION(Tanh)
 Q8_CL_ACTIVATION(Erf)
 Q8_CL_ACTIVATION(Gelu)
+Q8_CL_ACTIVATION(Reciprocal)
+Q8_CL_ACTIVATION(Neg)
+Q8_CL_ACTIVATION(Abs)
 #undef Q8_CL_ACTIVATION
 
 }  // namespace q8

@@ -1,4 +1,4 @@
-// Add, Sub, Mul and Div on float32 with broadcasting (binary.cl, abi.h's op codes); a constant
+// Add, Sub, Mul, Div and Pow on float32 with broadcasting (binary.cl, abi.h's op codes); a constant
 // operand is uploaded once.
 #include "engine/opencl/args.h"
 #include "engine/opencl/ops/broadcast_layout.h"
@@ -10,7 +10,9 @@ namespace q8 {
 
 namespace {
 
-int op_code(const std::string& op) { return op == "Add" ? Q8_ADD : op == "Sub" ? Q8_SUB : op == "Mul" ? Q8_MUL : Q8_DIV; }
+int op_code(const std::string& op) {
+  return op == "Add" ? Q8_ADD : op == "Sub" ? Q8_SUB : op == "Mul" ? Q8_MUL : op == "Div" ? Q8_DIV : Q8_POW;
+}
 
 class ClFloatBinary final : public PreparedNode {
  public:
@@ -67,6 +69,7 @@ Q8_CL_BINARY(Add)
 Q8_CL_BINARY(Sub)
 Q8_CL_BINARY(Mul)
 Q8_CL_BINARY(Div)
+Q8_CL_BINARY(Pow)
 #undef Q8_CL_BINARY
 
 }  // namespace q8
