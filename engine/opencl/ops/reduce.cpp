@@ -2,6 +2,8 @@
 // work-item per output, the host's order and arithmetic, so its outputs are the CPU's bit for bit):
 // a LayerNorm written out (ReduceMean over the last axis), a pooled mean, an L2 norm. The axes are
 // the attribute, or input 1 (a constant) from the opset where it became one; none: every axis.
+#include <algorithm>
+
 #include "engine/opencl/args.h"
 #include "engine/opencl/ops/ops.h"
 #include "engine/ops/op.h"
@@ -106,8 +108,11 @@ Support reduce_support(const NodeView& view, const DeviceCaps& caps) {
     for (size_t d = 1; d < shape.size(); ++d)
       if (reduced[d - 1] && !reduced[d] && !(shape[d].known() && shape[d].value == 1))
         return Support::no("reduces axes that are not trailing ones (" + std::to_string(d - 1) + " before " + std::to_string(d) + ")");
-  } else if (a.axes) {
-    return Support::no("its input's rank is unknown");
+  } else if (a.axes) {  // rank unknown: trailing whatever it is when the axes are −k … −1
+    std::vector<int64_t> axes = *a.axes;
+    std::sort(axes.begin(), axes.end());
+    for (size_t i = 0; i < axes.size(); ++i)
+      if (axes[i] != int64_t(i) - int64_t(axes.size())) return Support::no("its input's rank is unknown and its axes are not −k … −1");
   }
   if (!caps.doubles()) return Support::no(kNoDoubles);
   if (!caps.denormals) return Support::no(kNoDenormals);

@@ -1,5 +1,6 @@
 // The ops whose output is their input's buffer with other dims (engine/ops/traits.h's `view`:
-// Reshape, Flatten, Squeeze, Unsqueeze, Identity), on int8 and float32. The CPU op, run on an
+// Reshape, Flatten, Squeeze, Unsqueeze, Identity), on int8 and float32, and a Cast that changes
+// nothing (float32 to float32). The CPU op, run on an
 // untouched buffer of the input's dims, gives those dims: once per input shape when the parameters
 // are constant, at every run when the graph computes them (read on the host, as gather.cpp's).
 #include "engine/opencl/ops/ops.h"
@@ -77,5 +78,18 @@ Q8_CL_VIEW(Squeeze)
 Q8_CL_VIEW(Unsqueeze)
 Q8_CL_VIEW(Identity)
 #undef Q8_CL_VIEW
+
+// A Cast from float32 to float32 (a float16 model's Casts once computed in float32, docs/ops.md) is
+// the input itself; Casts of integers and masks work on values the host holds.
+Support supports_Cast(const NodeView& view, const DeviceCaps&) {
+  const DType from = view.input_type(0);
+  const int to = int(view.node.attr_int("to", 0));
+  if (from == DType::Float32 && to == dtype_to_onnx(DType::Float32)) return Support::yes();
+  if (from != DType::Float32) return Support::no("casts shapes, indices or masks, which stay on the host");
+  return Support::no("casts float32 to " + onnx_type_name(to) + ": no OpenCL kernel yet");
+}
+std::unique_ptr<PreparedNode> create_Cast(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
+  return std::make_unique<ClView>(std::move(device), view);
+}
 
 }  // namespace q8
