@@ -193,10 +193,12 @@ const Tensor& Executor::input_on(std::map<std::string, Value>& values, const std
   if (v.owner && v.owner->memory() != kHostMemory) {
     host = v.owner->download(v.tensor);
     ++copies_;
+    crossings_.push_back({name, std::string(kHostMemory), int64_t(host.nbytes())});
   }
   if (wanted != kHostMemory) {
     host = backend.upload(host);
     ++copies_;
+    crossings_.push_back({name, std::string(wanted), int64_t(host.nbytes())});
   }
   return copies_of_[key] = std::move(host);
 }
@@ -230,6 +232,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
   for (const auto& [name, t] : inputs) values[name] = {t, nullptr};
   copies_of_.clear();
   copies_ = 0;
+  crossings_.clear();
   Inputs args;
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const Node& node = graph_.nodes[i];
@@ -302,6 +305,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
     const Value& v = it->second;
     result[o.name] = v.owner ? v.owner->download(v.tensor) : v.tensor;
     copies_ += v.owner != nullptr;
+    if (v.owner) crossings_.push_back({o.name, std::string(kHostMemory), int64_t(result[o.name].nbytes())});
     if (auto t = traced.find(o.name); tracing && t != traced.end()) memory_.values[t->second].last = int(graph_.nodes.size());
   }
   if (shapes_moved) arena_.reset();

@@ -97,6 +97,13 @@ class Executor {
   const MemoryReport& memory() const { return memory_; }
   // Host↔device copies the last run made.
   size_t copies() const { return copies_; }
+  // Those copies, value by value: what crossed, towards which memory ("host" for a download of a
+  // graph output or of a value a host node reads), and its bytes.
+  struct Crossing {
+    std::string value, to;
+    int64_t bytes = 0;
+  };
+  const std::vector<Crossing>& crossings() const { return crossings_; }
 
  private:
   struct Value {
@@ -130,6 +137,7 @@ class Executor {
   NodeHook hook_;
   size_t live_values_ = 0;
   size_t copies_ = 0;
+  std::vector<Crossing> crossings_;
 };
 
 }  // namespace q8

@@ -1,4 +1,4 @@
-// Transpose, Slice, Pad, Expand, Tile, Split, DepthToSpace and SpaceToDepth, which the device runs
+// Gather (of activations), Transpose, Slice, Pad, Expand, Tile, Split, DepthToSpace and SpaceToDepth, which the device runs
 // as gathers: int8 and float32, negative steps, ends past the edges, parameters computed as the
 // graph runs (read on the host), Pad in every mode and both forms (inputs, and attributes before
 // opset 11), cropping pads; Expand to more axes (a class token to the batch), Split into unequal
@@ -89,6 +89,16 @@ std::vector<OpCase> space_to_depth_cases() {
                     {false}),
           make_case("SpaceToDepth int8 blocksize 2", make_node("SpaceToDepth", {"x"}, {{"blocksize", Attribute::of_int(2)}}),
                     {random_int8({1, 2, 4, 6}, rng)}, {false})};
+}
+
+std::vector<OpCase> gather_cases() {
+  const FloatInputs& f = float_inputs();
+  return {make_case("Gather float32 axis 1, a constant scalar index (a class token)", make_node("Gather", {"x", "i"}, {{"axis", Attribute::of_int(1)}}),
+                    {f.x, Tensor::scalar<int64_t>(0)}, {false, true}),
+          make_case("Gather int8 axis 3, indices [2, 2] with negatives", make_node("Gather", {"x", "i"}, {{"axis", Attribute::of_int(3)}}),
+                    {f.q, longs({6, -1, 0, 2}).reshaped({2, 2})}, {false, true}),
+          make_case("Gather float32 axis 0, indices computed as the graph runs", make_node("Gather", {"x", "i"}), {f.x2, longs({1, 0, 1})},
+                    {false, false})};
 }
 
 }  // namespace q8

@@ -57,6 +57,7 @@ struct Timing {
   int64_t batch = 1;
   MemoryReport memory;           // the executor's buffers at these shapes
   size_t copies = 0;             // host↔device copies per run
+  std::vector<Executor::Crossing> crossings;  // those copies, value by value (the last run's)
   std::optional<DeviceTimes> device;  // a device backend's time over the iterations
 
   double percentile(double p) const {  // nearest rank on the sorted latencies
@@ -102,6 +103,7 @@ Timing time_graph(const std::string& what, Runnable runnable, const TensorMap& i
     if (std::optional<DeviceTimes> d = b->end_timing()) t.device = d;
   t.memory = exec.memory();
   t.copies = exec.copies();
+  t.crossings = exec.crossings();
   return t;
 }
 
@@ -109,6 +111,13 @@ void print_timing(const Timing& t, int top) {
   log::info("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
               t.what.c_str(), t.mean(), t.percentile(50), t.percentile(99), t.percentile(0), t.percentile(100), t.throughput());
   if (t.copies > 0) log::info("      %zu host↔device copies per run\n", t.copies);
+  if (top > 0 && !t.crossings.empty()) {  // --profile: the values that cross, largest first
+    std::vector<Executor::Crossing> c = t.crossings;
+    std::stable_sort(c.begin(), c.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+    c.resize(std::min(c.size(), size_t(top)));
+    log::info("  %-44s %-8s %12s\n", "value copied (largest first)", "to", "MiB/iter");
+    for (const auto& x : c) log::info("  %-44.44s %-8s %12.3f\n", x.value.c_str(), x.to.c_str(), double(x.bytes) / 1048576.0);
+  }
   if (t.device && !t.ms.empty()) {
     const DeviceTimes& d = *t.device;
     const double runs = double(t.ms.size());
@@ -157,6 +166,9 @@ nlohmann::ordered_json timing_json(const Timing& t) {
                      {"max", t.percentile(100)}, {"iterations", t.ms}};
   j["throughput_samples_per_s"] = t.throughput();
   j["host_device_copies_per_run"] = t.copies;
+  nlohmann::ordered_json crossings = nlohmann::ordered_json::array();
+  for (const auto& x : t.crossings) crossings.push_back({{"value", x.value}, {"to", x.to}, {"bytes", x.bytes}});
+  j["host_device_copies"] = crossings;
   if (t.device && !t.ms.empty()) {
     const double runs = double(t.ms.size());
     j["device_ms_per_run"] = {{"kernels", t.device->kernel_ms / runs}, {"host_to_device", t.device->upload_ms / runs},

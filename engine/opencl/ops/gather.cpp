@@ -125,6 +125,19 @@ std::unique_ptr<PreparedNode> create_Transpose(std::shared_ptr<OpenClDevice> dev
   return create_gather(std::move(device), view);
 }
 
+// Gather of an activation (a class token's row, a head's slice): its indices constant or read on the
+// host. A constant table (an embedding) stays on the host, whose ids the host holds: a new
+// selection over the whole table at every run would cost more than the upload of the rows.
+Support supports_Gather(const NodeView& view, const DeviceCaps&) {
+  if (view.constant(0)) return Support::no("looks rows of a constant table up by ids the host holds (an embedding)");
+  if (view.input_type(0) != DType::Int8 && view.input_type(0) != DType::Float32)
+    return Support::no("works on shapes, indices or masks, which stay on the host");
+  return Support::yes();
+}
+std::unique_ptr<PreparedNode> create_Gather(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
+  return create_gather(std::move(device), view);
+}
+
 #define Q8_CL_GATHER(op)                                                                                     \
   Support supports_##op(const NodeView& view, const DeviceCaps&) { return gather_support(view); }             \
   std::unique_ptr<PreparedNode> create_##op(std::shared_ptr<OpenClDevice> device, const NodeView& view) {     \
