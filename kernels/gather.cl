@@ -21,3 +21,10 @@ __kernel void gather_fill_float(__global const float* x, __global float* y, __gl
   const long i = get_global_id(0);
   if (i < count) y[i] = source[i] >= 0 ? x[source[i]] : fill;
 }
+
+// An embedding: rows of a table (rows × width floats) looked up by ids the host checked and made
+// non-negative: y[i] = table[ids[i / width] · width + i % width].
+__kernel void embedding_float(__global const float* table, __global const int* ids, __global float* y, long count, long width) {
+  const long i = get_global_id(0);
+  if (i < count) y[i] = table[(long)ids[i / width] * width + i % width];
+}

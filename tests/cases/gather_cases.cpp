@@ -93,12 +93,17 @@ std::vector<OpCase> space_to_depth_cases() {
 
 std::vector<OpCase> gather_cases() {
   const FloatInputs& f = float_inputs();
+  std::mt19937 rng(12);
+  const Tensor table = random_float({9, 5}, rng, -1.0f, 1.0f);
   return {make_case("Gather float32 axis 1, a constant scalar index (a class token)", make_node("Gather", {"x", "i"}, {{"axis", Attribute::of_int(1)}}),
                     {f.x, Tensor::scalar<int64_t>(0)}, {false, true}),
           make_case("Gather int8 axis 3, indices [2, 2] with negatives", make_node("Gather", {"x", "i"}, {{"axis", Attribute::of_int(3)}}),
                     {f.q, longs({6, -1, 0, 2}).reshaped({2, 2})}, {false, true}),
           make_case("Gather float32 axis 0, indices computed as the graph runs", make_node("Gather", {"x", "i"}), {f.x2, longs({1, 0, 1})},
-                    {false, false})};
+                    {false, false}),
+          make_case("Gather of an embedding: a constant [9, 5] table, ids [2, 4] with a negative one, computed as the graph runs",
+                    make_node("Gather", {"t", "i"}), {table, longs({3, 8, 0, -1, 4, 4, 7, 2}).reshaped({2, 4})}, {true, false}),
+          make_case("Gather of an embedding: constant ids", make_node("Gather", {"t", "i"}), {table, longs({5, 1})}, {true, true})};
 }
 
 }  // namespace q8

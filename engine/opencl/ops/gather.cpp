@@ -125,16 +125,78 @@ std::unique_ptr<PreparedNode> create_Transpose(std::shared_ptr<OpenClDevice> dev
   return create_gather(std::move(device), view);
 }
 
-// Gather of an activation (a class token's row, a head's slice): its indices constant or read on the
-// host. A constant table (an embedding) stays on the host, whose ids the host holds: a new
-// selection over the whole table at every run would cost more than the upload of the rows.
+namespace {
+
+// Rows of a constant float32 table (an embedding: token, position or type ids), the table uploaded
+// once; the ids, which the host holds, checked and wrapped there as the CPU Gather does, then
+// uploaded as int32 (kernels/gather.cl's embedding_float).
+class ClEmbedding final : public PreparedNode {
+ public:
+  ClEmbedding(std::shared_ptr<OpenClDevice> device, const NodeView& view)
+      : device_(std::move(device)), name_(view.node.describe()), rows_(view.constant(0)->dim(0)),
+        width_(view.constant(0)->numel() / std::max<int64_t>(rows_, 1)), table_(device_->upload(*view.constant(0))) {
+    if (view.constant(1)) ids_ = *view.constant(1);
+  }
+
+  bool takes_host_input(size_t slot) const override { return slot == 1; }
+
+  Reshaped reshape(const std::vector<TensorDesc>& in) override {
+    Dims dims = in.at(1).dims;
+    dims.push_back(width_);
+    out_ = {DType::Float32, dims};
+    return {{out_}, 0};
+  }
+
+  void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
+    std::vector<Tensor> moved;
+    const Tensor& ids = ids_.empty() ? *host_parameters(*device_, in, moved).at(0) : ids_;
+    const std::vector<int64_t> values = ids.to_int64s();
+    const Tensor rows = device_->upload_filled(DType::Int32, {int64_t(values.size())}, [&](std::byte* p) {
+      int32_t* r = reinterpret_cast<int32_t*>(p);
+      for (size_t i = 0; i < values.size(); ++i) {
+        const int64_t v = values[i];
+        check(v >= -rows_ && v < rows_, name_ + ": index " + std::to_string(v) + " is out of range for axis 0 of size " + std::to_string(rows_));
+        r[i] = int32_t(v < 0 ? v + rows_ : v);
+      }
+    });
+    out[0] = device_->allocate(out_.dtype, out_.dims);
+    const cl_long count = numel(out_.dims);
+    if (count == 0) return;
+    const cl_kernel k = device_->kernel("embedding_float");
+    set_args(k, table_, rows, out[0], count, cl_long(width_));
+    device_->launch(k, {size_t(count)});
+  }
+
+ private:
+  std::shared_ptr<OpenClDevice> device_;
+  std::string name_;
+  int64_t rows_, width_;
+  Tensor table_, ids_;
+  TensorDesc out_;
+};
+
+bool is_embedding(const NodeView& view) {
+  const Tensor* table = view.constant(0);
+  return table && table->dtype() == DType::Float32 && table->rank() == 2 && view.node.attr_int("axis", 0) == 0;
+}
+
+}  // namespace
+
+// Gather of an activation (a class token's row, a head's slice), its indices constant or read on
+// the host; or an embedding (rows of a constant 2-D float32 table, axis 0).
 Support supports_Gather(const NodeView& view, const DeviceCaps&) {
-  if (view.constant(0)) return Support::no("looks rows of a constant table up by ids the host holds (an embedding)");
+  if (is_embedding(view)) {
+    if (view.constant(0)->dim(0) > std::numeric_limits<int32_t>::max() || view.constant(0)->numel() > std::numeric_limits<int32_t>::max())
+      return Support::no("its table has 2^31 or more values");
+    return Support::yes();
+  }
+  if (view.constant(0)) return Support::no("works on shapes, indices or masks, which stay on the host");
   if (view.input_type(0) != DType::Int8 && view.input_type(0) != DType::Float32)
     return Support::no("works on shapes, indices or masks, which stay on the host");
   return Support::yes();
 }
 std::unique_ptr<PreparedNode> create_Gather(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
+  if (is_embedding(view)) return std::make_unique<ClEmbedding>(std::move(device), view);
   return create_gather(std::move(device), view);
 }
 
