@@ -3,6 +3,7 @@
 # ViT-B/16 exported there by PyTorch 2.x (bench/transformers_device.py), calibrated (max, 16
 # samples), quantized and built by q8; the plan's placement through OpenCL; q8 bench of the INT8
 # plan through OpenCL at batch 1 and 64; PyTorch FP32, FP16 and torch.compile FP16 on the same GPU.
+# Each bench's whole output (device kernels, the values that cross) is OUT/q8_<model>_b<batch>.txt.
 #   bench/run_transformers_device.sh PKG OUT       (PKG: bin/q8 and lib/, as run_opencl_device.sh;
 #                                                  PEERS=0 leaves PyTorch out)
 set -u
@@ -26,7 +27,8 @@ for m in ${MODELS:-bert vit}; do
   for b in 1 64; do
     it=20; [ "$b" = 64 ] && it=5
     "$PKG/bin/q8" bench "$W/$m.q8plan" --device opencl $(echo $S | sed "s/BX/${b}x/g") --iterations $it --warmup 2 \
-      --json "$OUT/q8_${m}_b$b.json" 2>&1 | grep -E "placement|latency|device time|×|error" | sed "s/^/$m b$b: /"
+      --json "$OUT/q8_${m}_b$b.json" > "$OUT/q8_${m}_b$b.txt" 2>&1
+    grep -E "placement|latency|device time|copies per run|×|error" "$OUT/q8_${m}_b$b.txt" | sed "s/^/$m b$b: /"
   done
 done
 [ "${PEERS:-1}" = 0 ] && exit 0

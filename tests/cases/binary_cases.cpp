@@ -40,4 +40,19 @@ std::vector<OpCase> pow_cases() {
           make_case("Pow cube", n, {f.x2, Tensor::scalar<float>(3.0f)}, {false, true}), general};
 }
 
+// Where with a bool condition: an attention mask [2, 1, 1, 7] over scores [2, 3, 5, 7] against a
+// constant scalar, a condition of the scores' shape (IsNaN of them), X and Y swapped in rank.
+std::vector<OpCase> where_cases() {
+  const FloatInputs& f = float_inputs();
+  Tensor mask(DType::Bool, {2, 1, 1, 7}), nan_mask(DType::Bool, {2, 3, 5, 7});
+  for (int64_t i = 0; i < mask.numel(); ++i) mask.data<bool>()[i] = i % 3 != 0;
+  for (int64_t i = 0; i < nan_mask.numel(); ++i) nan_mask.data<bool>()[i] = std::isnan(f.x.data<float>()[i]);
+  const Node n = make_node("Where", {"c", "x", "y"});
+  return {make_case("Where: a mask over scores, a constant -inf", n, {mask, f.x, Tensor::scalar<float>(-INFINITY)}, {false, false, true}),
+          make_case("Where: NaN to 0 (a softmax's masked rows)", n, {nan_mask, Tensor::scalar<float>(0.0f), f.x}, {false, true, false}),
+          make_case("Where: a constant mask, X broadcast along channels", n, {mask, f.thin, f.x2}, {true, false, false})};
+}
+
+std::vector<OpCase> is_nan_cases() { return {make_case("IsNaN", make_node("IsNaN", {"x"}), {float_inputs().x}, {false})}; }
+
 }  // namespace q8

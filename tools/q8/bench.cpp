@@ -111,10 +111,10 @@ void print_timing(const Timing& t, int top) {
   log::info("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
               t.what.c_str(), t.mean(), t.percentile(50), t.percentile(99), t.percentile(0), t.percentile(100), t.throughput());
   if (t.copies > 0) log::info("      %zu host↔device copies per run\n", t.copies);
-  if (top > 0 && !t.crossings.empty()) {  // --profile: the values that cross, largest first
+  if (!t.crossings.empty()) {  // the values that cross, largest first
     std::vector<Executor::Crossing> c = t.crossings;
     std::stable_sort(c.begin(), c.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
-    c.resize(std::min(c.size(), size_t(top)));
+    c.resize(std::min<size_t>(c.size(), 10));
     log::info("  %-44s %-8s %12s\n", "value copied (largest first)", "to", "MiB/iter");
     for (const auto& x : c) log::info("  %-44.44s %-8s %12.3f\n", x.value.c_str(), x.to.c_str(), double(x.bytes) / 1048576.0);
   }
