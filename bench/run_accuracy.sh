@@ -18,8 +18,12 @@ if [ ! -f "$WORK/fcn_mask.onnx" ]; then
   /usr/bin/python3 "$ROOT/bench/accuracy/train_suite.py" "$WORK" 2>/dev/null
 fi
 if [ ! -f "$WORK/text_bert.onnx" ]; then
-  echo "training the text model into $WORK (man pages of Debian's manpages and manpages-dev) ..."
-  /usr/bin/python3 "$ROOT/bench/accuracy/train_text.py" "$WORK" 2>/dev/null
+  if dpkg -s manpages manpages-dev >/dev/null 2>&1; then
+    echo "training the text model into $WORK (man pages of Debian's manpages and manpages-dev) ..."
+    /usr/bin/python3 "$ROOT/bench/accuracy/train_text.py" "$WORK" 2>/dev/null
+  else
+    echo "run_accuracy: the text model needs Debian's manpages and manpages-dev (apt-get install manpages manpages-dev)" >&2
+  fi
 fi
 OCR=""
 if [ ! -f "$MODELS/package/assets/ch_PP-OCRv4_rec_infer.onnx" ]; then

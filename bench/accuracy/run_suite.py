@@ -129,7 +129,8 @@ def main():
     ap.add_argument("--models", default="")
     ap.add_argument("--methods", default=",".join(METHODS))
     a = ap.parse_args()
-    names = a.models.split(",") if a.models else FASHION_MODELS + TEXT_MODELS + (list(OCR_MODELS) if a.models_dir else [])
+    text = [m for m in TEXT_MODELS if os.path.exists(os.path.join(a.work, m + ".onnx"))]
+    names = a.models.split(",") if a.models else FASHION_MODELS + text + (list(OCR_MODELS) if a.models_dir else [])
     rows, fp32_cache = [], {}
     print(f"{'model':<18} {'method':<11} {'metric':<19} {'FP32':>7} {'INT8':>7} {'drop':>6}", flush=True)
     for name in names:
