@@ -24,6 +24,7 @@ derived from the images: OUT_DIR/masks-{train,test}-classes.idx (0 background wh
 at most 25, else the item's class + 1) and OUT_DIR/masks-{train,test}-foreground.idx (0 or 1).
 """
 import gzip
+import inspect
 import json
 import os
 import struct
@@ -34,7 +35,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-DATA = "/usr/share/datasets/fashion-mnist"
+DATA = os.environ.get("Q8_FASHION_MNIST", "/usr/share/datasets/fashion-mnist")  # Debian's fashion-mnist package
 # One rule for every model: Adam at 2e-3, cosine-annealed to 0 over EPOCHS epochs of batch 128,
 # enough for each to approach convergence (users quantize trained models, not half-trained ones).
 EPOCHS = 6
@@ -329,7 +330,8 @@ def main():
              torch.from_numpy((a > FOREGROUND).astype(np.int64)))
     for name in sys.argv[2:] or MODELS:
         net, opset, normalised, task = train(name, x, y, masks)
-        torch.onnx.export(net, torch.zeros(1, 1, 28, 28), os.path.join(out, name + ".onnx"), opset_version=opset,
+        legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}  # PyTorch 2.x: the TorchScript exporter, as 1.13's
+        torch.onnx.export(net, torch.zeros(1, 1, 28, 28), os.path.join(out, name + ".onnx"), opset_version=opset, **legacy,
                           input_names=["input"], output_names=["output"],
                           dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
         meta = {"opset": opset, "task": task, "mean": MEAN if normalised else 0.0, "std": STD if normalised else 1.0}
