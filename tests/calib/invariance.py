@@ -118,10 +118,15 @@ def main():
     out = os.path.join(work, "interrupted")
     cmd = [q8, "calibrate", MODEL, "--data", IDX, "--limit", "4000", "--method", "entropy", "--batch-size", "1",
            "--threads", "1", "--cache", out + ".cache", "--json", out + ".json", "--histograms", out + ".h5"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    # A signal that lands before q8 has set its handler (a slow start: sanitizers, a loaded
+    # machine) ends it as any program ends; then the run is tried again with a longer wait.
+    for wait in (1.0, 2.0, 4.0, 8.0):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(wait)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        if proc.returncode != -signal.SIGINT:
+            break
     if proc.returncode == 0:
         report("SIGINT stops the run", True)  # finished before the signal: nothing to resume
     else:
