@@ -190,8 +190,7 @@ Support supports_Gather(const NodeView& view, const DeviceCaps&) {
       return Support::no("its table has 2^31 or more values");
     return Support::yes();
   }
-  if (view.constant(0)) return Support::no("works on shapes, indices or masks, which stay on the host");
-  if (view.input_type(0) != DType::Int8 && view.input_type(0) != DType::Float32)
+  if (view.constant(0) || (view.input_type(0) != DType::Int8 && view.input_type(0) != DType::Float32))
     return Support::no("works on shapes, indices or masks, which stay on the host");
   return Support::yes();
 }
