@@ -7,6 +7,12 @@
 #define Q8_INT8_OUT 0
 #define Q8_INT8_OUT_RESIDUAL 1
 #define Q8_FLOAT_OUT 2
+// GELU in the epilogue (epilogue.cl): from float b and S, float out or QuantizeLinear's int8 out.
+// Every mode from Q8_FLOAT_OUT on reads float b and S.
+#define Q8_FLOAT_OUT_GELU 3
+#define Q8_FLOAT_OUT_GELU_TANH 4
+#define Q8_INT8_OUT_GELU 5
+#define Q8_INT8_OUT_GELU_TANH 6
 
 // Outputs per work-item of the portable QConv (qconv.cl): a strip along the last axis.
 #define Q8_CONV_STRIP 8

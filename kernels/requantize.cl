@@ -34,24 +34,6 @@ inline float q8_dequantized(int acc, float s, float bias) {
   return product + bias;
 }
 
-#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
-inline char requantize(int t, float m, int lo, int hi) { return (char)q8_requantized(t, m, lo, hi); }
-
-inline char requantize_residual(int t, float m, char r, float r_scale, int lo, int hi) {
-  return (char)q8_requantized_sum(t, m, r, r_scale, lo, hi);
-}
-
-// Writes output `index` of channel c from its accumulator. y and bias are the same buffers seen
-// as int8 / float and int32 / float: the mode (abi.h) says which.
-inline void store_output(int mode, __global char* y_q, __global float* y_f, long index, int c, int acc, __global const int* bias_q,
-                         __global const float* bias_f, __global const float* scale, __global const char* residual, float r_scale,
-                         int lo, int hi) {
-  if (mode == Q8_FLOAT_OUT) {
-    y_f[index] = q8_dequantized(acc, scale[c], bias_f[c]);
-    return;
-  }
-  const int t = acc + bias_q[c];
-  y_q[index] = mode == Q8_INT8_OUT_RESIDUAL ? requantize_residual(t, scale[c], residual[index], r_scale, lo, hi)
-                                            : requantize(t, scale[c], lo, hi);
-}
-#endif
+// QuantizeLinear's int8 arithmetic: clamp(rne(v / s), -128, 127), an integer held in a float (a
+// GELU epilogue's int8 output, docs/quantization.md). v is finite there.
+inline float q8_quantized(float v, float s) { return Q8_REQ_CLAMP(Q8_REQ_ROUND(v / s), -128.0f, 127.0f); }

@@ -1,6 +1,7 @@
 #include "engine/opencl/device.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "engine/ir/error.h"
 #include "engine/opencl/kernel_sources.h"
@@ -73,13 +74,18 @@ std::vector<Found> find_devices() {
   return found;
 }
 
-// The program's source: the files others use first (abi.h's constants, the epilogue, exp), then
-// every other kernel file.
+// The program's source: the files others use first, in this order (abi.h's constants, the
+// epilogue's arithmetic, exp, GELU, the weighted kernels' epilogue), then every other kernel file.
 std::string program_source() {
-  std::string first[3], rest;
-  for (const auto& [name, body] : kernel_sources)
-    (name == "abi" ? first[0] : name == "requantize" ? first[1] : name == "exp" ? first[2] : rest) += std::string(body) + "\n";
-  return first[0] + first[1] + first[2] + rest;
+  static const char* const kFirst[] = {"abi", "requantize", "exp", "gelu", "epilogue"};
+  std::string first[std::size(kFirst)], rest;
+  for (const auto& [name, body] : kernel_sources) {
+    const auto* at = std::find(std::begin(kFirst), std::end(kFirst), std::string_view(name));
+    (at == std::end(kFirst) ? rest : first[at - std::begin(kFirst)]) += std::string(body) + "\n";
+  }
+  std::string source;
+  for (const std::string& part : first) source += part;
+  return source + rest;
 }
 
 }  // namespace

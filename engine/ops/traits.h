@@ -48,7 +48,8 @@ enum class Output {
   DtypeAttribute,  // EyeLike: its `dtype`, input 0's without one
   Subgraph,        // If: its then_branch's output of that position; Loop: its body's (after cond)
   Int8,            // the q8 domain's QAdd and QConcat
-  Int8OrBias,      // QConv, QConvTranspose, QGemm: int8, or float32 when their bias is float32
+  Int8OrBias,      // QConv, QConvTranspose, QGemm: int8, or float32 when their bias is float32 and no y_scale quantizes
+                   // a GELU epilogue's output
 };
 
 // Whether Q(op(x)) = op(Q(x)) for this node of index's graph under symmetric per-tensor

@@ -1,7 +1,7 @@
 // The element type of each graph value: declared (inputs, outputs, value_info, constants), or
 // followed through the op that produces it by its traits' `output` rule (engine/ops/traits.h):
 // comparisons bool, Shape int64, Cast its `to`, QuantizeLinear its zero point's type, the q8
-// domain's weighted ops int8 or float32 by their bias, most ops their first input's type.
+// domain's weighted ops int8 or float32 by their bias (and y_scale), most ops their first input's type.
 #pragma once
 
 #include <map>

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "engine/ops/gelu_float.h"
 #include "tests/cases/qweighted_cases.h"
 
 namespace q8 {
@@ -25,6 +26,7 @@ std::string WeightedCase::describe() const {
   if (trans_b) s << " transB";
   if (residual) s << " residual";
   if (float_out) s << " float-out";
+  if (!gelu.empty()) s << " gelu[" << gelu << "]";
   if (ties) s << " ties";
   if (extreme) s << " |acc|>2^24";
   s << " clamp[" << lo << "," << hi << "]";
@@ -64,11 +66,18 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
   const int64_t channels = k.m, inner = numel(out) / (out[0] * channels);
   // Multipliers: exact powers of two give ties (t odd, M = 0.5); otherwise scales as calibration makes them.
   std::uniform_real_distribution<float> scale(0.0004f, 0.004f);
-  Tensor bias = k.float_out ? Tensor(DType::Float32, {channels}) : Tensor(DType::Int32, {channels});
+  // GELU cases: S so that the float values span GELU's bend (|v| up to about 6), float biases.
+  const bool float_bias = k.float_out || !k.gelu.empty();
+  std::uniform_real_distribution<float> bend(0.5f, 1.5f);
+  Tensor bias = float_bias ? Tensor(DType::Float32, {channels}) : Tensor(DType::Int32, {channels});
   Tensor mult(DType::Float32, {channels});
   for (int64_t c = 0; c < channels; ++c) {
-    mult.data<float>()[c] = k.extreme ? 0x1p-18f : k.ties ? (c % 2 ? 0.5f : 0.25f) : scale(rng);
-    if (k.float_out) bias.data<float>()[c] = scale(rng) * float(int(rng() % 2001) - 1000);
+    mult.data<float>()[c] = !k.gelu.empty() ? bend(rng) / (std::sqrt(float(k.c)) * 2000.0f)
+                            : k.extreme     ? 0x1p-18f
+                            : k.ties        ? (c % 2 ? 0.5f : 0.25f)
+                                            : scale(rng);
+    if (!k.gelu.empty()) bias.data<float>()[c] = 0.5f * (bend(rng) - 1.0f);
+    else if (k.float_out) bias.data<float>()[c] = scale(rng) * float(int(rng() % 2001) - 1000);
     else bias.data<int32_t>()[c] = k.ties ? 0 : int32_t(rng() % 20001) - 10000;
   }
   Tensor residual = random_int8(out, rng);
@@ -76,6 +85,12 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
 
   Node node = make_node(k.op, {"x", "w", "b", "m"}, {{"lo", Attribute::of_int(k.lo)}, {"hi", Attribute::of_int(k.hi)}}, kInt8Domain);
   if (k.residual) node.inputs.push_back("r"), node.attributes["residual_scale"] = Attribute::of_float(r_scale);
+  const float y_scale = 0.03f;  // GELU's int8 output: ±3.8, so the largest values saturate
+  if (!k.gelu.empty()) {
+    node.attributes["activation"] = Attribute::of_string("Gelu");
+    node.attributes["approximate"] = Attribute::of_string(k.gelu);
+    if (!k.float_out) node.attributes["y_scale"] = Attribute::of_float(y_scale);
+  }
   if (k.op == "QGemm") {
     node.attributes["transB"] = Attribute::of_int(k.trans_b);
   } else {
@@ -92,10 +107,18 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
   Tensor y(k.float_out ? DType::Float32 : DType::Int8, out);
   for (int64_t i = 0; i < y.numel(); ++i) {
     const int64_t ch = (i / inner) % channels;
-    if (k.float_out) y.data<float>()[i] = expected_float(acc[size_t(i)], mult.data<float>()[ch], bias.data<float>()[ch]);
-    else
+    if (!k.gelu.empty()) {  // GELU of the float value, then QuantizeLinear's rne(g / s_y) saturated
+      const float v = expected_float(acc[size_t(i)], mult.data<float>()[ch], bias.data<float>()[ch]);
+      const float g = k.gelu == "tanh" ? q8_gelu_tanh(v) : q8_gelu(v);
+      const float q = std::nearbyint(g / y_scale);
+      if (k.float_out) y.data<float>()[i] = g;
+      else y.data<int8_t>()[i] = int8_t(q < -128.0f ? -128 : q > 127.0f ? 127 : int(q));
+    } else if (k.float_out) {
+      y.data<float>()[i] = expected_float(acc[size_t(i)], mult.data<float>()[ch], bias.data<float>()[ch]);
+    } else {
       y.data<int8_t>()[i] = expected_int8(acc[size_t(i)], bias.data<int32_t>()[ch], mult.data<float>()[ch],
                                           k.residual ? residual.data<int8_t>() + i : nullptr, r_scale, k.lo, k.hi);
+    }
   }
   c.expected = {y};
   return c;
@@ -228,6 +251,17 @@ std::vector<WeightedCase> gemm_cases() {
     WeightedCase tiles;
     tiles.op = "QGemm", tiles.c = 100, tiles.m = 70, tiles.in = {41}, tiles.trans_b = trans, tiles.residual = trans;
     cases.push_back(tiles);
+  }
+  // GELU in the epilogue: int8 and float out, both forms, tiles and odd sizes, transB both ways.
+  const struct {
+    int64_t k, n, rows;
+    bool trans, float_out;
+    const char* form;
+  } gelu[] = {{33, 31, 13, false, false, "none"}, {64, 70, 41, true, false, "tanh"}, {17, 7, 3, false, true, "none"}, {100, 33, 5, true, true, "tanh"}};
+  for (const auto& v : gelu) {
+    WeightedCase k;
+    k.op = "QGemm", k.c = v.k, k.m = v.n, k.in = {v.rows}, k.trans_b = v.trans, k.float_out = v.float_out, k.gelu = v.form;
+    cases.push_back(k);
   }
   WeightedCase big;  // last: the harness checks that its accumulators pass 2^24
   big.op = "QGemm", big.c = 1100, big.m = 3, big.in = {2}, big.extreme = true;  // acc ≈ 1100 · 126.5² > 2^24

@@ -15,6 +15,7 @@ struct WeightedCase {
   std::vector<int64_t> in, kernel, strides, dilations, pads, output_padding;  // spatial (QGemm: in = {rows}, kernel = {})
   bool trans_b = false, residual = false, float_out = false, ties = false, extreme = false;
   int32_t lo = -128, hi = 127;
+  std::string gelu;  // QGemm: "none" or "tanh" puts GELU in the epilogue (float b and S; int8 out by y_scale unless float_out)
 
   std::string describe() const;
 };

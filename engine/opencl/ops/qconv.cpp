@@ -175,6 +175,7 @@ class ClQConvMma final : public ClQConvBase {
 
 Support supports_QConv(const NodeView& view, const DeviceCaps&) {
   if (Support s = int8_support(view); !s.ok) return s;
+  if (std::string why = conv_epilogue_refusal(view.node); !why.empty()) return Support::no(why);
   const int64_t rank = view.constant(1)->rank();
   if (rank < 3 || rank > 5) return Support::no("the OpenCL QConv takes 1 to 3 spatial axes");
   return Support::yes();

@@ -90,7 +90,11 @@ class ClQGemmMma final : public ClQGemmBase {
 
 }  // namespace
 
-Support supports_QGemm(const NodeView& view, const DeviceCaps&) { return int8_support(view); }
+Support supports_QGemm(const NodeView& view, const DeviceCaps& caps) {
+  if (Support s = int8_support(view); !s.ok) return s;
+  if (view.node.has("activation") && !caps.exact_divide) return Support::no(kNoExactDivide);  // gelu.cl divides
+  return Support::yes();
+}
 
 std::unique_ptr<PreparedNode> create_QGemm(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
   const Tensor& w = *view.constant(1);

@@ -12,13 +12,15 @@ namespace q8 {
 
 // Inputs 2.. of a weighted q8 op: bias (int32 b_q → int8 output; float32 b → float32 output),
 // scale float32[C] (M, or S for float output), and an optional int8 residual shaped like the
-// output; attributes lo, hi and residual_scale.
+// output; attributes lo, hi and residual_scale. With activation = "Gelu" (approximate "none" or
+// "tanh"; float b and S), GELU of the float value, and with y_scale an int8 output quantized by
+// QuantizeLinear's arithmetic (docs/quantization.md, "GELU in the epilogue").
 class Epilogue {
  public:
   Epilogue(const Node& node);
   // Checks the inputs' types and shapes against `channels` output channels and the output
-  // shape; gives the output type (int8, or float32 for a float32 bias).
-  static DType check_inputs(const std::vector<TensorDesc>& in, int64_t channels, const Dims& out, const std::string& name);
+  // shape; gives the output type (int8, or float32 for a float32 bias without y_scale).
+  DType check_inputs(const std::vector<TensorDesc>& in, int64_t channels, const Dims& out, const std::string& name) const;
   // Takes the data of inputs check_inputs accepted.
   void bind(const Inputs& in);
 
@@ -26,7 +28,10 @@ class Epilogue {
   void store(Tensor& y, int64_t index, int64_t c, int64_t acc) const;
 
  private:
+  enum class Activation { None, Gelu, GeluTanh };
   ClampBounds bounds_;
+  Activation activation_ = Activation::None;
+  float y_scale_ = 0.0f;  // > 0: int8 output after the float epilogue
   float residual_scale_ = 0.0f;
   bool float_out_ = false;
   const int32_t* bias_q_ = nullptr;

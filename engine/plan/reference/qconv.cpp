@@ -20,7 +20,7 @@ class QConv final : public SizedOp {
 
   std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
     const WindowShape g = geometry(in);
-    return {{Epilogue::check_inputs(in, g.out[1], g.out, name_), g.out}};
+    return {{epilogue_.check_inputs(in, g.out[1], g.out, name_), g.out}};
   }
 
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {

@@ -23,7 +23,7 @@ class QGemm final : public SizedOp {
     check((trans_b_ ? w[1] : w[0]) == k, name_ + ": x " + dims_to_string(x) + " and w " + dims_to_string(w) + " do not share K");
     Dims out = x;
     out.back() = n;
-    return {{Epilogue::check_inputs(in, n, out, name_), out}};
+    return {{epilogue_.check_inputs(in, n, out, name_), out}};
   }
 
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {

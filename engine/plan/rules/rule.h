@@ -37,6 +37,15 @@ struct ActivationChain {
 };
 ActivationChain follow_activations(const QdqGraph& g, const std::string& value);
 
+// A GELU that alone reads value (docs/quantization.md, "GELU in the epilogue"): an ONNX Gelu, or
+// the Erf form exporters write; its nodes, its output and its `approximate` ("none" or "tanh").
+struct GeluChain {
+  std::vector<int> nodes;
+  std::string output;
+  std::string approximate = "none";
+};
+std::optional<GeluChain> follow_gelu(const QdqGraph& g, const std::string& value);
+
 // The QuantizeLinear with per-tensor int8 parameters that is value's sole reader, or -1.
 int sole_per_tensor_quantize(const QdqGraph& g, const std::string& value, QuantParams& params);
 

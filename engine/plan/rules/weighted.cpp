@@ -166,21 +166,29 @@ const char* fused_type(const std::string& op) {
 }
 
 // What follows the weighted op up to its Q: Relu/Clip, or a residual Add (its other input from a
-// per-tensor DQ of a non-constant value, broadcast-free) with Relu/Clip after it.
+// per-tensor DQ of a non-constant value, broadcast-free) with Relu/Clip after it, or (Gemm and
+// MatMul) a GELU.
 struct Epilogue {
   ActivationChain first, after_add{{}, ""};
+  std::optional<GeluChain> gelu;
   int add = -1, residual_dq = -1;  // the Add and its other input's DequantizeLinear, or -1
   QuantParams residual;
   std::string tail;                // the value a Q must read to end the fusion
   const ActivationChain& activations() const { return add >= 0 ? after_add : first; }
 };
 
-// The epilogue after `out`, the weighted op's output (or its bias Add's).
-Epilogue follow_epilogue(const QdqGraph& g, const std::string& out) {
+// The epilogue after `out`, the output of op (or of its bias Add).
+Epilogue follow_epilogue(const QdqGraph& g, const Node& op, const std::string& out) {
   Epilogue e;
   e.first = follow_activations(g, out);
   e.tail = e.first.output;
   if (!e.first.nodes.empty()) return e;
+  if (op.op_type == "Gemm" || op.op_type == "MatMul") {
+    if ((e.gelu = follow_gelu(g, out))) {
+      e.tail = e.gelu->output;
+      return e;
+    }
+  }
   const int reader = g.sole_reader(out);
   if (reader < 0 || g.node(reader).op_type != "Add" || !g.node(reader).domain.empty()) return e;
   const Node& a = g.node(reader);
@@ -289,10 +297,21 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   f.consumed = {anchor};
   if (add >= 0) f.consumed.push_back(add), f.fused.outputs = {out};
   if (w->quantized_here) f.initializers[w->name] = w->q;
-  const Epilogue e = follow_epilogue(g, out);
+  const Epilogue e = follow_epilogue(g, op, out);
   QuantParams y;
-  if (!end_at_quantize(g, e.tail, f, y)) finish_float_output(g, op, *w, *bias, x.scale(), f);
-  else finish_int8_output(g, op, *w, *bias, x.scale(), y.scale(), e, f);
+  const bool int8_out = end_at_quantize(g, e.tail, f, y);
+  if (e.gelu) {  // float b and S, GELU, then QuantizeLinear's arithmetic where a Q follows
+    finish_float_output(g, op, *w, *bias, x.scale(), f);
+    f.fused.attributes["activation"] = Attribute::of_string("Gelu");
+    f.fused.attributes["approximate"] = Attribute::of_string(e.gelu->approximate);
+    if (int8_out) f.fused.attributes["y_scale"] = Attribute::of_float(y.scale());
+    else f.fused.outputs = {e.gelu->output};
+    f.consumed.insert(f.consumed.end(), e.gelu->nodes.begin(), e.gelu->nodes.end());
+  } else if (!int8_out) {
+    finish_float_output(g, op, *w, *bias, x.scale(), f);
+  } else {
+    finish_int8_output(g, op, *w, *bias, x.scale(), y.scale(), e, f);
+  }
   return f;
 }
 

@@ -1,0 +1,33 @@
+// The weighted kernels' epilogue on OpenCL (docs/quantization.md, "Requantization" and "GELU in
+// the epilogue"): what happens to one int32 accumulator, in the modes abi.h names. The program
+// holds it after requantize.cl, exp.cl and gelu.cl, whose functions it calls; the host's
+// counterpart is engine/plan/reference/epilogue.cpp, over the same functions.
+inline char requantize(int t, float m, int lo, int hi) { return (char)q8_requantized(t, m, lo, hi); }
+
+inline char requantize_residual(int t, float m, char r, float r_scale, int lo, int hi) {
+  return (char)q8_requantized_sum(t, m, r, r_scale, lo, hi);
+}
+
+// Writes output `index` of channel c from its accumulator. y and bias are the same buffers seen
+// as int8 / float and int32 / float: the mode (abi.h) says which. In the GELU modes bias and
+// scale are float (b, S), and an int8 output is QuantizeLinear's rne(v / s_y) saturated, with s_y
+// passed as r_scale (no residual there).
+inline void store_output(int mode, __global char* y_q, __global float* y_f, long index, int c, int acc, __global const int* bias_q,
+                         __global const float* bias_f, __global const float* scale, __global const char* residual, float r_scale,
+                         int lo, int hi) {
+  if (mode >= Q8_FLOAT_OUT) {
+    const float v = q8_dequantized(acc, scale[c], bias_f[c]);
+    if (mode == Q8_FLOAT_OUT) {
+      y_f[index] = v;
+      return;
+    }
+    const bool tanh_form = mode == Q8_FLOAT_OUT_GELU_TANH || mode == Q8_INT8_OUT_GELU_TANH;
+    const float g = tanh_form ? q8_gelu_tanh(v) : q8_gelu(v);
+    if (mode == Q8_FLOAT_OUT_GELU || mode == Q8_FLOAT_OUT_GELU_TANH) y_f[index] = g;
+    else y_q[index] = (char)q8_quantized(g, r_scale);
+    return;
+  }
+  const int t = acc + bias_q[c];
+  y_q[index] = mode == Q8_INT8_OUT_RESIDUAL ? requantize_residual(t, scale[c], residual[index], r_scale, lo, hi)
+                                            : requantize(t, scale[c], lo, hi);
+}
