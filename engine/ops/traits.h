@@ -50,6 +50,7 @@ enum class Output {
   Int8,            // the q8 domain's QAdd and QConcat
   Int8OrBias,      // QConv, QConvTranspose, QGemm: int8, or float32 when their bias is float32 and no y_scale quantizes
                    // a GELU epilogue's output
+  Int8ByMultiplier,  // QMatMul: int8 with a multiplier attribute, float32 with a scale
 };
 
 // Whether Q(op(x)) = op(Q(x)) for this node of index's graph under symmetric per-tensor

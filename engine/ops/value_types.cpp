@@ -52,6 +52,7 @@ DType ValueTypes::produced(const Node& n, size_t slot) const {
     case Output::DtypeAttribute:
       return n.has("dtype") ? dtype_from_onnx(int(n.attr_int("dtype", 0)), n.describe() + " attribute 'dtype'") : input(0);
     case Output::Int8: return DType::Int8;
+    case Output::Int8ByMultiplier: return n.has("multiplier") ? DType::Int8 : DType::Float32;
     case Output::Int8OrBias: return input(2) == DType::Float32 && !n.has("y_scale") ? DType::Float32 : DType::Int8;
   }
   return DType::Undefined;

@@ -82,7 +82,7 @@ Lowered lower_qdq(const Graph& qdq) {
       bool free = f.has_value();
       for (int c : f ? f->consumed : std::vector<int>{}) free = free && owner[size_t(c)] < 0;
       if (!free) {
-        reasons[i] = why;
+        if (!why.empty() || reasons[i].empty()) reasons[i] = why;  // a rule that does not apply says nothing
         continue;
       }
       for (int c : f->consumed) owner[size_t(c)] = int(fusions.size());

@@ -170,6 +170,12 @@ def check_case(c, tally):
     tally.check(f"{n}: q8 build ({lowered.strip()})", "" if p.returncode == 0 and fused > 0 else (p.stderr.strip()[-300:] or "nothing fused"))
     if p.returncode:
         return
+    if "--quantize-bmm" in c.a.quantize_flag:  # attention's MatMuls of two activations are INT8 in the plan
+        v = c.q8("--verbose", "build", qdq, "-o", c.path("verbose.q8plan"))
+        bmm = [l for l in v.stdout.splitlines() if l.strip().startswith("MatMul '")]
+        int8 = [l for l in bmm if "QMatMul '" in l]
+        tally.check(f"{n}: --quantize-bmm: {len(int8)} MatMuls of two activations lowered to QMatMul",
+                    "" if int8 and all("FP32" not in l or "both inputs" not in l for l in bmm) else "none lowered")
     p = c.q8_run(plan, c.path("plan_cpu"))
     if p.returncode:
         tally.check(f"{n}: q8 run PLAN on the CPU", p.stderr.strip()[-300:])

@@ -45,7 +45,7 @@ std::string int8_node_refusal(const NodeView& v) {
     if (v.has_input(4)) return int8_input(v, 4, "the residual");
     return "";
   }
-  if (op == "QAdd") {
+  if (op == "QAdd" || op == "QMatMul") {
     if (std::string why = int8_input(v, 0, "a"); !why.empty()) return why;
     return int8_input(v, 1, "b");
   }
