@@ -1,6 +1,7 @@
 #include "engine/exec/executor.h"
 
 #include <algorithm>
+#include <set>
 
 #include "engine/ir/graph_index.h"
 #include "engine/ops/value_types.h"
@@ -98,11 +99,42 @@ std::unique_ptr<SubgraphRunner> make_executor_runner(const Graph& graph) { retur
 
 }  // namespace
 
-std::string placement_summary(const std::vector<std::string_view>& placement) {
-  std::map<std::string_view, int> placed;
-  for (std::string_view p : placement) ++placed[p];
+namespace {
+
+// Shape work (Executor::shape_work): every output, or every input, is an integer or bool tensor;
+// or every float input is a constant or the output of shape work, one at least the latter (a
+// causal mask made from ConstantOfShape, a relative-position bucket from a Cast of positions).
+bool is_shape_work(const Node& n, const GraphIndex& index, const ValueTypes& types, const std::set<std::string>& shape_values) {
+  const auto integral = [&](const std::string& v) {
+    const DType t = v.empty() ? DType::Int64 : types.of(v);
+    return t == DType::Int64 || t == DType::Int32 || t == DType::Bool;
+  };
+  const auto all = [](const std::vector<std::string>& values, auto&& f) {
+    return !values.empty() && std::all_of(values.begin(), values.end(), f);
+  };
+  if (all(n.outputs, integral) || all(n.inputs, integral)) return true;
+  bool derived = false;
+  for (const std::string& in : n.inputs) {
+    if (in.empty() || integral(in) || index.constant(in)) continue;
+    if (!shape_values.count(in)) return false;
+    derived = true;
+  }
+  return derived;
+}
+
+}  // namespace
+
+std::string placement_summary(const std::vector<std::string_view>& placement, const std::vector<bool>& shape_work) {
+  std::map<std::string_view, std::pair<int, int>> placed;  // nodes, of them shape work
+  for (size_t i = 0; i < placement.size(); ++i) {
+    ++placed[placement[i]].first;
+    if (i < shape_work.size() && shape_work[i]) ++placed[placement[i]].second;
+  }
   std::string s;
-  for (const auto& [backend, count] : placed) s += (s.empty() ? "" : "; ") + std::string(backend) + " " + std::to_string(count) + " nodes";
+  for (const auto& [backend, count] : placed) {
+    s += (s.empty() ? "" : "; ") + std::string(backend) + " " + std::to_string(count.first) + " nodes";
+    if (!shape_work.empty() && count.second > 0) s += " (" + std::to_string(count.second) + " on shapes, indices or masks)";
+  }
   return s;
 }
 
@@ -118,11 +150,15 @@ Executor::Executor(Graph graph, const BackendList& backends) : graph_(std::move(
   const GraphIndex index(graph_);
   const ValueTypes types(index);
   GraphMemo memo;
+  std::set<std::string> shape_values;  // outputs of shape work
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const Backend* backend = choices[i].backend;
     backends_.push_back(backend);
     backend_names_.push_back(backend->name());
     declined_.push_back(choices[i].declined);
+    shape_work_.push_back(is_shape_work(graph_.nodes[i], index, types, shape_values));
+    if (shape_work_.back())
+      for (const std::string& out : graph_.nodes[i].outputs) shape_values.insert(out);
     try {
       NodeView view = view_of(index, types, graph_.nodes[i]);
       view.memo = &memo;
@@ -148,8 +184,10 @@ std::string Executor::placement_report(bool fallbacks_only) const {
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const Node& n = graph_.nodes[i];
     if (fallbacks_only && declined_[i].empty()) continue;
+    const bool host_shapes = shape_work_[i] && !declined_[i].empty();  // a device left it on the host
     s += "  " + std::to_string(i) + " " + (n.domain.empty() ? "" : n.domain + ".") + n.op_type + " '" + node_label(n, i) + "' → " +
-         std::string(backend_names_[i]) + (declined_[i].empty() ? "" : " (" + declined_[i] + ")") + "\n";
+         std::string(backend_names_[i]) + (host_shapes ? ", on shapes, indices or masks" : "") +
+         (declined_[i].empty() ? "" : " (" + declined_[i] + ")") + "\n";
   }
   return s;
 }

@@ -30,8 +30,10 @@ using NodeHook = std::function<void(const Node& node, size_t index, const std::v
 // Backends in order of preference: each node runs on the first that supports it.
 using BackendList = std::vector<const Backend*>;
 
-// "cpu 7 nodes; int8-reference 7 nodes": how many nodes each backend runs.
-std::string placement_summary(const std::vector<std::string_view>& placement);
+// "cpu 7 nodes; int8-reference 7 nodes": how many nodes each backend runs. With shape_work (per
+// node: Executor::shape_work), a backend's count says how many of its nodes only work on shapes,
+// indices or masks: "cpu 63 nodes (63 on shapes, indices or masks); opencl 106 nodes".
+std::string placement_summary(const std::vector<std::string_view>& placement, const std::vector<bool>& shape_work = {});
 
 // "Abs ('a1'), TopK ('t1', 't2')" for every node no backend supports, with the backends' reasons
 // where they gave one ("QConv ('c1': int8-reference: input 0 is float32, not int8)"); "" if none.
@@ -69,8 +71,13 @@ class Executor {
   const Graph& graph() const { return graph_; }
   // Per node, the name of the backend it runs on.
   const std::vector<std::string_view>& placement() const { return backend_names_; }
+  // Per node, whether it only works on shapes, indices or masks: no output, or no input, of a float
+  // or 8-bit type (Shape, int64 Gather and Concat, a bool mask, a mask cast to float), which a device
+  // backend leaves on the host.
+  const std::vector<bool>& shape_work() const { return shape_work_; }
   // One line per node: "  3 Conv 'conv1' → cpu (int8-reference: …)", with the reasons of the
-  // backends that declined it; with fallbacks_only, only the nodes some backend declined.
+  // backends that declined it ("→ cpu, on shapes, indices or masks (opencl: …)" for shape work);
+  // with fallbacks_only, only the nodes some backend declined.
   std::string placement_report(bool fallbacks_only = false) const;
   void set_hook(NodeHook hook) { hook_ = std::move(hook); }
 
@@ -126,6 +133,7 @@ class Executor {
   std::vector<const Backend*> backends_;  // per node
   std::vector<std::string_view> backend_names_;
   std::vector<std::string> declined_;
+  std::vector<bool> shape_work_;
   std::vector<std::unique_ptr<PreparedNode>> prepared_;
   std::vector<std::optional<std::vector<TensorDesc>>> reshaped_for_;  // per node: the input shapes of its last reshape
   std::vector<Reshaped> reshaped_;

@@ -55,6 +55,7 @@ BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const I
 
   Executor exec(b.plan.graph, backends);
   b.placement = exec.placement();
+  b.shape_work = exec.shape_work();
   b.placement_report = exec.placement_report();
   b.fallbacks = exec.placement_report(true);
   std::vector<TensorDesc> descs;

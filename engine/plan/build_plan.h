@@ -19,6 +19,7 @@ struct BuiltPlan {
   Plan plan;
   Lowered lowered;                          // its report, for printing
   std::vector<std::string_view> placement;  // per node of plan.graph: the backend it runs on
+  std::vector<bool> shape_work;             // per node: Executor::shape_work
   std::string placement_report;             // node by node, with the reasons of declining backends
   std::string fallbacks;                    // the lines of placement_report for nodes a backend declined
   SizeTrace sizes;                          // every value's size and lifetime at the plan's shapes

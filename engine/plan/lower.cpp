@@ -39,16 +39,18 @@ std::string describe(const Node& n, size_t index) {
   return n.describe() + (n.name.empty() ? " (node " + std::to_string(index) + ")" : "");
 }
 
-// Drops nodes none of whose outputs is read or is a graph output, then unread initializers.
+// Drops nodes none of whose outputs is read or is a graph output, then unread initializers; a
+// Dropout's mask that nothing reads is left out (ONNX makes it optional), so no backend makes it.
 void remove_dead(Graph& g) {
   std::set<std::string> needed;
   for (const auto& o : g.outputs) needed.insert(o.name);
   std::vector<Node> kept;
   for (size_t i = g.nodes.size(); i-- > 0;) {
-    const Node& n = g.nodes[i];
+    Node& n = g.nodes[i];
     bool used = false;
     for (const auto& o : n.outputs) used = used || needed.count(o);
     if (!used) continue;
+    if (n.op_type == "Dropout" && n.domain.empty() && n.outputs.size() > 1 && !needed.count(n.outputs[1])) n.outputs.resize(1);
     for (const auto& in : n.inputs) needed.insert(in);
     kept.push_back(n);
   }

@@ -41,6 +41,17 @@ std::vector<OpCase> identity_cases() {
           make_case("Identity float32", make_node("Identity", {"x"}), {f.x}, {false})};
 }
 
+// Dropout at inference: its data, with the ratio and training_mode absent, or given as Swin's export
+// gives them (ratio 0, training_mode true: still the identity).
+std::vector<OpCase> dropout_cases() {
+  const FloatInputs& f = float_inputs();
+  Tensor yes(DType::Bool, {});
+  yes.data<bool>()[0] = true;
+  return {make_case("Dropout float32", make_node("Dropout", {"x"}), {f.x}, {false}),
+          make_case("Dropout int8, ratio 0 and training_mode true", make_node("Dropout", {"x", "r", "t"}),
+                    {f.q, Tensor::scalar<float>(0.0f), yes}, {false, true, true})};
+}
+
 // A Cast from float32 to float32 (what a float16 model's Casts become): the input itself; Casts of
 // other types the device declines for a reason no capability explains, so they have no case.
 std::vector<OpCase> cast_cases() {

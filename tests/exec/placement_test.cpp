@@ -109,8 +109,25 @@ TEST(Placement, TheReportGivesEachNodesBackendAndWhyOthersDeclined) {
   Executor exec(g, {&kMirror, &cpu_backend()});
   EXPECT_EQ(exec.placement(), (std::vector<std::string_view>{"cpu", "cpu", "cpu", "cpu"}));
   const std::string report = exec.placement_report();
-  EXPECT_NE(report.find("0 Neg 'neg_b' → cpu (mirror: runs float32 only)"), std::string::npos) << report;
+  // int32 values: work on indices, which the report says of the nodes a device left on the host.
+  EXPECT_NE(report.find("0 Neg 'neg_b' → cpu, on shapes, indices or masks (mirror: runs float32 only)"), std::string::npos) << report;
   EXPECT_NE(report.find("2 Add 'add' → cpu\n"), std::string::npos) << report;
+}
+
+// Shape work (Executor::shape_work) is told apart from a float activation a device left on the CPU:
+// a Shape, a Cast of it to float and an op on that float are shape work; an Abs of the input is not.
+TEST(Placement, TheSummaryCountsShapeWorkApartFromActivations) {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{{2, ""}, {3, ""}}}};
+  g.nodes = {make_node("Shape", "shape", {"x"}, {"s"}), make_node("Cast", "cast", {"s"}, {"f"}), make_node("Neg", "neg_f", {"f"}, {"nf"}),
+             make_node("Abs", "abs_x", {"x"}, {"a"})};
+  g.nodes[1].attributes["to"] = Attribute::of_int(1);
+  g.outputs = {{"nf", DType::Float32, std::nullopt}, {"a", DType::Float32, std::nullopt}};
+  Executor exec(g, {&kMirror, &cpu_backend()});
+  EXPECT_EQ(exec.shape_work(), (std::vector<bool>{true, true, true, false}));
+  const std::string summary = placement_summary(exec.placement(), exec.shape_work());
+  EXPECT_NE(summary.find("cpu 3 nodes (2 on shapes, indices or masks)"), std::string::npos) << summary;
 }
 
 TEST(Placement, UnsupportedNodesAreListedWithTheReasonsBackendsGave) {

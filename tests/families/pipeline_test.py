@@ -21,6 +21,7 @@ For each model:
 Cosines are over each output flattened; every figure is printed. Ends with 'N passed, M failed'.
 """
 import argparse
+import re
 import os
 import shutil
 import subprocess
@@ -203,6 +204,11 @@ def check_case(c, tally):
     if cpu.returncode or cl.returncode:
         tally.check(f"{n}: the plan runs on the CPU and through OpenCL", (cpu.stderr + cl.stderr).strip()[-300:])
         return
+    placement = next((l.split(":", 1)[1].strip() for l in cl.stdout.splitlines() if l.startswith("placement:")), "")
+    on_host = [part for part in placement.split("; ") if not part.startswith("opencl")]
+    fallback = [part for part in on_host if not re.fullmatch(r"cpu (\d+) nodes \(\1 on shapes, indices or masks\)", part)]
+    if n in c.a.whole_on_device:  # every activation on the device; the host keeps shape arithmetic only
+        tally.check(f"{n}: the whole model on the device ({placement})", f"activations on the host: {fallback}" if fallback else "")
     a, b = outputs(c.path("exposed_cpu")), outputs(c.path("exposed_cl"))
     ints = [k for k in a if a[k].dtype.kind != "f"]
     differing = [k for k in ints if not np.array_equal(a[k], b.get(k))]
@@ -220,6 +226,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--quantize-flag", action="append", default=[], help="passed to q8 quantize (repeatable)")
     ap.add_argument("--opencl", action="store_true", help="also run the plan through OpenCL (step 5)")
+    ap.add_argument("--whole-on-device", action="append", default=[], metavar="NAME",
+                    help="with --opencl: NAME's placement must leave only shape arithmetic on the host (repeatable)")
     ap.add_argument("cases", nargs="+", help="NAME=MODEL:DATA_DIR")
     a = ap.parse_args()
     tally = Tally()

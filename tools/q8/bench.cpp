@@ -59,6 +59,7 @@ struct Timing {
   size_t copies = 0;             // host↔device copies per run
   std::vector<Executor::Crossing> crossings;  // those copies, value by value (the last run's)
   std::optional<DeviceTimes> device;  // a device backend's time over the iterations
+  std::string placement;         // placement_summary, with the nodes that work on shapes only
 
   double percentile(double p) const {  // nearest rank on the sorted latencies
     std::vector<double> s = ms;
@@ -77,6 +78,7 @@ Timing time_graph(const std::string& what, Runnable runnable, const TensorMap& i
   const BackendList backends = backends_for(device);
   const std::unique_ptr<Executor> executor = make_executor(std::move(runnable), device);
   Executor& exec = *executor;
+  t.placement = placement_summary(exec.placement(), exec.shape_work());
   for (size_t i = 0; i < exec.graph().nodes.size(); ++i) {
     const Node& n = exec.graph().nodes[i];
     t.nodes.push_back({n.describe(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, std::string(exec.placement()[i]), 0});
@@ -107,9 +109,13 @@ Timing time_graph(const std::string& what, Runnable runnable, const TensorMap& i
   return t;
 }
 
+// Whether a placement summary names more than one backend.
+bool backends_differ(const std::string& placement) { return placement.find(';') != std::string::npos; }
+
 void print_timing(const Timing& t, int top) {
   log::info("%-5s latency: mean %.3f ms, median %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms; throughput %.1f samples/s\n",
               t.what.c_str(), t.mean(), t.percentile(50), t.percentile(99), t.percentile(0), t.percentile(100), t.throughput());
+  if (backends_differ(t.placement)) log::info("      placement: %s\n", t.placement.c_str());
   if (t.copies > 0) log::info("      %zu host↔device copies per run\n", t.copies);
   if (!t.crossings.empty()) {  // the values that cross, largest first
     std::vector<Executor::Crossing> c = t.crossings;
@@ -165,6 +171,7 @@ nlohmann::ordered_json timing_json(const Timing& t) {
   j["latency_ms"] = {{"mean", t.mean()}, {"median", t.percentile(50)}, {"p99", t.percentile(99)}, {"min", t.percentile(0)},
                      {"max", t.percentile(100)}, {"iterations", t.ms}};
   j["throughput_samples_per_s"] = t.throughput();
+  j["placement"] = t.placement;
   j["host_device_copies_per_run"] = t.copies;
   nlohmann::ordered_json crossings = nlohmann::ordered_json::array();
   for (const auto& x : t.crossings) crossings.push_back({{"value", x.value}, {"to", x.to}, {"bytes", x.bytes}});

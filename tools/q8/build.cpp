@@ -36,7 +36,7 @@ void print_report(const BuiltPlan& b, bool verbose) {
   for (const auto& [op, count] : fused) log::info("  %-16s %d\n", op.c_str(), count);
   for (const LoweringEntry& e : l.report)
     if (verbose || !e.reason.empty()) log::info("  %s → %s%s\n", e.node.c_str(), e.outcome.c_str(), e.reason.empty() ? "" : (": " + e.reason).c_str());
-  log::info("placement: %s\n%s", placement_summary(b.placement).c_str(), (verbose ? b.placement_report : b.fallbacks).c_str());
+  log::info("placement: %s\n%s", placement_summary(b.placement, b.shape_work).c_str(), (verbose ? b.placement_report : b.fallbacks).c_str());
 }
 
 void build(const BuildOptions& o) {

@@ -27,7 +27,7 @@ void print_plan(const Plan& plan) {
   log::info("memory plan: %zu executor buffers at %s, arena %.2f MiB (peak), %.2f MiB without reuse\n", plan.buffers.size(),
               plan.shapes.c_str(), double(plan.memory.arena_bytes) / 1048576.0, double(plan.memory.total_bytes) / 1048576.0);
   const Executor exec(plan.graph, backends_for("cpu"));
-  log::info("placement: %s\n%s", placement_summary(exec.placement()).c_str(), exec.placement_report(true).c_str());
+  log::info("placement: %s\n%s", placement_summary(exec.placement(), exec.shape_work()).c_str(), exec.placement_report(true).c_str());
 }
 
 void inspect(const std::string& path) {

@@ -61,7 +61,7 @@ void report(const ReportOptions& o) {
     const Plan plan = parse_plan(bytes, o.plan);
     const Executor exec(plan.graph, backends_for("cpu"));
     in.lowering = plan.lowering_report;
-    in.placement = placement_summary(exec.placement()) + "\n" + exec.placement_report(true);
+    in.placement = placement_summary(exec.placement(), exec.shape_work()) + "\n" + exec.placement_report(true);
   }
   write_file_atomically(o.output, render_report(in));
   log::info("wrote %s (%s%s%s%s)\n", o.output.c_str(), in.histograms ? "histograms " : "", in.table ? "thresholds " : "",

@@ -84,7 +84,7 @@ void run(const RunOptions& o) {
   Executor& exec = *executor;
   if (!memory.empty()) log::info("memory:     %s\n", memory.c_str());
   const std::string fallbacks = exec.placement_report(true);
-  if (o.device != "cpu") log::info("placement:  %s\n%s", placement_summary(exec.placement()).c_str(), fallbacks.c_str());
+  if (o.device != "cpu") log::info("placement:  %s\n%s", placement_summary(exec.placement(), exec.shape_work()).c_str(), fallbacks.c_str());
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
   for (const auto& [name, t] : inputs)
     log::info("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());

@@ -1,6 +1,6 @@
 // The ops whose output is their input's buffer with other dims (engine/ops/traits.h's `view`:
-// Reshape, Flatten, Squeeze, Unsqueeze, Identity), on int8 and float32, and a Cast that changes
-// nothing (float32 to float32). The CPU op, run on an
+// Reshape, Flatten, Squeeze, Unsqueeze, Identity), on int8 and float32, a Cast that changes
+// nothing (float32 to float32) and Dropout at inference. The CPU op, run on an
 // untouched buffer of the input's dims, gives those dims: once per input shape when the parameters
 // are constant, at every run when the graph computes them (read on the host, as gather.cpp's).
 #include "engine/opencl/ops/ops.h"
@@ -78,6 +78,18 @@ Q8_CL_VIEW(Squeeze)
 Q8_CL_VIEW(Unsqueeze)
 Q8_CL_VIEW(Identity)
 #undef Q8_CL_VIEW
+
+// Dropout at inference (engine/ops/dropout.cpp: its output is its data; a training_mode the CPU op
+// refuses is refused there, when the dims are worked out) with no mask output read.
+Support supports_Dropout(const NodeView& view, const DeviceCaps&) {
+  const Node& n = view.node;
+  if (n.outputs.size() > 1 && !n.outputs[1].empty()) return Support::no("writes its mask, which no OpenCL kernel makes yet");
+  if (view.input_type(0) != DType::Int8 && view.input_type(0) != DType::Float32) return Support::no("runs Dropout on int8 and float32 only");
+  return Support::yes();
+}
+std::unique_ptr<PreparedNode> create_Dropout(std::shared_ptr<OpenClDevice> device, const NodeView& view) {
+  return std::make_unique<ClView>(std::move(device), view);
+}
 
 // A Cast from float32 to float32 (a float16 model's Casts once computed in float32, docs/ops.md) is
 // the input itself; Casts of integers and masks work on values the host holds.
