@@ -64,7 +64,7 @@ CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::m
   order_ = o.stream.shuffle ? "shuffled with seed " + std::to_string(o.stream.seed) : "sorted";
   if (o.data.empty()) return;
   inputs_ = open_model_inputs(graph_, o.data, o.pre, o.source);
-  batch_ = choose_batch_size(graph_, o.asked_batch, calibration_batch_size(inputs_), "picked for the input size");
+  batch_ = choose_batch_size(graph_, o.asked_batch, calibration_batch_size(inputs_), "picked for the input size", o.pre);
   options_.stream.batch_size = batch_.size;
   dataset_ = dataset_identity(inputs_, o.data);
   if (!o.resume.empty()) {

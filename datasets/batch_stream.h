@@ -69,6 +69,7 @@ class BatchStream {
   BatchStreamOptions options_;
   std::vector<size_t> order_;
   int64_t dataset_size_ = 0;
+  size_t primary_ = 0;  // the input whose samples (and labels) the stream counts
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

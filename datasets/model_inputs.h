@@ -10,8 +10,14 @@
 
 namespace q8 {
 
-// The batch size the model's inputs fix (a known first dimension), if they fix one.
-std::optional<int64_t> fixed_batch_size(const Graph& graph);
+// The axis input v batches along (docs/datasets.md, "Batch axes"): --batch-axis's, else -1 for a
+// scalar (no batch axis: one value for every batch), else the axis whose symbolic dim is named as
+// another input's batch dim when v's axis 0 is fixed (a state [2, batch, 128] beside input
+// [batch, sequence]), else 0.
+int64_t batch_axis_of(const Graph& graph, const ValueInfo& v, const Preprocessing& pre);
+
+// The batch size the model's inputs fix (a known batch dimension), if they fix one.
+std::optional<int64_t> fixed_batch_size(const Graph& graph, const Preprocessing& pre = {});
 
 // The batch every command streams a model's samples at: the model's own when its inputs fix one
 // (most static exports fix 1), whatever was asked; else the batch asked for; else `fallback`.
@@ -20,7 +26,8 @@ struct BatchChoice {
   int64_t size = 1;
   std::string note;
 };
-BatchChoice choose_batch_size(const Graph& graph, std::optional<int64_t> asked, int64_t fallback, const std::string& fallback_note = "");
+BatchChoice choose_batch_size(const Graph& graph, std::optional<int64_t> asked, int64_t fallback, const std::string& fallback_note = "",
+                              const Preprocessing& pre = {});
 
 // What the data is: its description, path, and a hash of every sample's origin (file names, or
 // file[index]) of every input, so a folder whose files changed is another dataset.

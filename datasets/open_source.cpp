@@ -113,7 +113,7 @@ std::unique_ptr<SampleSource> open_directory(const fs::path& dir, const SourceOp
   std::vector<std::string> names;
   for (const auto& f : files) names.push_back(f.string());
   const std::string what = std::to_string(files.size()) + (kind == FileKind::Image ? " image files" : " tensor files") + layout;
-  return std::make_unique<FileListSource>(std::move(names), std::move(labels), sample_rank, what);
+  return std::make_unique<FileListSource>(std::move(names), std::move(labels), sample_rank, what, options.batch_axis);
 }
 
 }  // namespace
@@ -142,7 +142,7 @@ std::unique_ptr<SampleSource> open_source(const std::string& path, const SourceO
     case FileKind::Image:
     case FileKind::Tensor:
       return std::make_unique<FileListSource>(std::vector<std::string>{path}, std::vector<int64_t>{}, options.sample_rank,
-                                              "1 file");
+                                              "1 file", options.batch_axis);
     case FileKind::Other: break;
   }
   throw Error(path + ": not a dataset file of a known type (images, .npy, .pb, IDX, .h5)");

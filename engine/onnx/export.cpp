@@ -14,8 +14,12 @@ namespace {
 
 void value_info_to_proto(const ValueInfo& v, onnx::ValueInfoProto& proto) {
   proto.set_name(v.name);
+  if (v.dtype == DType::Undefined && !v.shape) {  // declared without a type (a subgraph's output): `type {}` as read
+    proto.mutable_type();
+    return;
+  }
   auto* tt = proto.mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(dtype_to_onnx(v.dtype));
+  if (v.dtype != DType::Undefined) tt->set_elem_type(dtype_to_onnx(v.dtype));
   if (!v.shape) return;
   auto* shape = tt->mutable_shape();
   for (const Dim& d : *v.shape) {

@@ -58,6 +58,7 @@ BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const I
   b.shape_work = exec.shape_work();
   b.placement_report = exec.placement_report();
   b.fallbacks = exec.placement_report(true);
+  if (inputs.empty()) return b;  // no shapes: no memory plan; the executor plans at the first run
   std::vector<TensorDesc> descs;
   for (const ValueInfo& v : b.plan.graph.inputs) {
     const auto it = inputs.find(v.name);

@@ -28,8 +28,9 @@ struct BuiltPlan {
 // The input shapes a plan is built for, by graph input name.
 using InputDescs = std::map<std::string, TensorDesc>;
 
-// inputs: every graph input's type and shape, the shapes the memory plan is for; backends: those
-// the plan will run on (engine/runtime/backends.h), whose placement the plan reports.
+// inputs: every graph input's type and shape, the shapes the memory plan is for (empty: no memory
+// plan, the executor plans at the first run); backends: those the plan will run on
+// (engine/runtime/backends.h), whose placement the plan reports.
 BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const InputDescs& inputs, const BackendList& backends);
 
 // "x=1x1x28x28,y=…": the shapes of inputs, in name order.

@@ -52,7 +52,11 @@ Runnable load_runnable(const std::string& path, bool int8, std::string* lowering
 
 std::unique_ptr<Executor> make_executor(Runnable runnable, const std::string& device, std::string* note) {
   auto exec = std::make_unique<Executor>(std::move(runnable.graph), backends_for(device));
-  if (!runnable.plan || runnable.plan->shapes.empty()) return exec;
+  if (!runnable.plan) return exec;
+  if (runnable.plan->shapes.empty()) {
+    if (note) *note = "planned on the first run: the plan was built without input shapes";
+    return exec;
+  }
   const Plan& plan = *runnable.plan;
   const InputDescs shapes = parse_shapes(plan.shapes, exec->graph(), "the plan's memory section");
   std::vector<TensorDesc> descs;

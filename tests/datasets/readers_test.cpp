@@ -10,6 +10,7 @@
 
 #include "datasets/batch_stream.h"
 #include "datasets/image_decoder.h"
+#include "datasets/model_inputs.h"
 #include "datasets/preprocess.h"
 #include "datasets/sample_source.h"
 #include "engine/io/atomic_write.h"
@@ -282,6 +283,67 @@ TEST(BatchStream, SkipsCorruptSamplesOrStopsWhenStrict) {
   options.strict = true;
   BatchStream strict({{spec, src}}, Preprocessing{}, options);
   EXPECT_THROW({ while (strict.next()) {} }, Error);
+}
+
+// Batch axes (docs/datasets.md): a recurrent state [2, batch, 4] beside x [batch, 3] batches on
+// axis 1, found by its dim's name or given; a scalar (a sample rate) has none, one value for every
+// batch; the state's fixed 2 is no batch size.
+TEST(BatchStream, StatesBatchOnTheirOwnAxisAndScalarsServeEveryBatch) {
+  TempDir dir("axes");
+  Graph g;
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{{-1, "batch"}, {3, ""}}},
+              {"state", DType::Float32, std::vector<Dim>{{2, ""}, {-1, "batch"}, {4, ""}}},
+              {"sr", DType::Int64, std::vector<Dim>{}}};
+  EXPECT_EQ(batch_axis_of(g, g.inputs[0], {}), 0);
+  EXPECT_EQ(batch_axis_of(g, g.inputs[1], {}), 1);
+  EXPECT_EQ(batch_axis_of(g, g.inputs[2], {}), -1);
+  EXPECT_FALSE(fixed_batch_size(g).has_value());
+  Graph unnamed = g;  // the state's dims unnamed: axis 0 (and a fixed batch of 2) unless told
+  unnamed.inputs[1].shape = std::vector<Dim>{{2, ""}, {-1, ""}, {4, ""}};
+  EXPECT_EQ(batch_axis_of(unnamed, unnamed.inputs[1], {}), 0);
+  EXPECT_EQ(fixed_batch_size(unnamed).value_or(0), 2);
+  Preprocessing told;
+  told.batch_axes["state"] = 1;
+  EXPECT_EQ(batch_axis_of(unnamed, unnamed.inputs[1], told), 1);
+  EXPECT_FALSE(fixed_batch_size(unnamed, told).has_value());
+
+  // Five samples; the files as the model takes them: x [5, 3], state [2, 5, 4], sr one value.
+  Tensor x(DType::Float32, {5, 3}), state(DType::Float32, {2, 5, 4});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i);
+  for (int64_t i = 0; i < state.numel(); ++i) state.data<float>()[i] = float(100 + i);
+  write_npy((dir.path / "x.npy").string(), x);
+  write_npy((dir.path / "state.npy").string(), state);
+  write_npy((dir.path / "sr.npy").string(), Tensor::scalar<int64_t>(16000));
+  BatchStreamOptions options;
+  options.batch_size = 5;
+  BatchStream stream(open_model_inputs(g, dir.path.string(), {}, {}), Preprocessing{}, options);
+  const auto b = stream.next();
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->count, 5);
+  const Tensor& s = b->inputs.at("state");
+  ASSERT_EQ(s.dims(), (Dims{2, 5, 4}));
+  for (int64_t i = 0; i < s.numel(); ++i) EXPECT_EQ(s.data<float>()[i], state.data<float>()[i]) << i;
+  EXPECT_EQ(b->inputs.at("sr").dims(), Dims{});
+  EXPECT_EQ(b->inputs.at("sr").data<int64_t>()[0], 16000);
+  options.batch_size = 2;  // a batch of two: samples 0 and 1 of the state, still on axis 1
+  BatchStream pairs(open_model_inputs(g, dir.path.string(), {}, {}), Preprocessing{}, options);
+  const Tensor first = pairs.next()->inputs.at("state");
+  ASSERT_EQ(first.dims(), (Dims{2, 2, 4}));
+  EXPECT_EQ(first.data<float>()[8], state.data<float>()[20]);  // layer 1, sample 0
+
+  // Scalars that differ within a batch are an error naming the input; a name no input has, too.
+  write_npy((dir.path / "sr.npy").string(), Tensor::from_vector<int64_t>({5}, {16000, 16000, 8000, 16000, 16000}));
+  options.batch_size = 5;
+  BatchStream mixed(open_model_inputs(g, dir.path.string(), {}, {}), Preprocessing{}, options);
+  try {
+    while (mixed.next()) {}
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("input 'sr' is a scalar"), std::string::npos) << e.what();
+  }
+  Preprocessing wrong;
+  wrong.batch_axes["hidden"] = 1;
+  EXPECT_THROW(open_model_inputs(g, dir.path.string(), wrong, {}), Error);
 }
 
 // The shards of a distributed run: contiguous parts of the order left after shuffle, limit and

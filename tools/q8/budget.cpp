@@ -45,7 +45,7 @@ std::set<std::string> nodes_for_budget(const Graph& fp32, const RangeTable& tabl
   BatchStreamOptions stream;
   const BatchChoice batch = choose_batch_size(fp32, o.batch_size_option && o.batch_size_option->count() ? std::optional(o.batch_size)
                                                                                                         : std::nullopt,
-                                              kDefaultBudgetBatch);
+                                              kDefaultBudgetBatch, "", pre);
   stream.batch_size = batch.size;
   const bool same_data = !table.dataset.empty() && dataset_identity(inputs, o.data) == table.dataset;
   if (same_data) {

@@ -112,7 +112,7 @@ void compare(CompareCliOptions o) {
   }
   o.d.resolve();
   check_argument(!o.d.data.empty(), "give --data (a dataset to compare on)");
-  const BatchChoice batch = choose_batch_size(fp32, o.d.asked_batch_size(), o.d.stream.batch_size);
+  const BatchChoice batch = choose_batch_size(fp32, o.d.asked_batch_size(), o.d.stream.batch_size, "", o.d.pre);
   o.d.stream.batch_size = batch.size;
   const auto inputs = open_model_inputs(fp32, o.d.data, o.d.pre, o.d.source);
   if (!o.masks.empty()) {

@@ -33,6 +33,13 @@ void DatasetOptions::resolve() {
           "--size '" + size + "': height and width must be in 1..65536");
   }
   if (sequence_length) pre.sequence_length = sequence_length;
+  for (const std::string& item : batch_axis) {
+    const size_t eq = item.rfind('=');
+    check_argument(eq != std::string::npos && eq > 0 && eq + 1 < item.size(), "--batch-axis '" + item + "' is not NAME=AXIS");
+    const int64_t axis = parse_int(item.substr(eq + 1), "--batch-axis '" + item + "'");
+    check_argument(axis >= 0 && axis < 64, "--batch-axis '" + item + "': the axis must be in 0..63");
+    pre.batch_axes[item.substr(0, eq)] = axis;
+  }
   if (!mean.empty()) pre.mean = parse_list(mean, "--mean");
   if (!std.empty()) pre.std = parse_list(std, "--std");
   for (double s : pre.std) check_argument(s != 0, "--std " + (std.empty() ? std::string("(from --preprocess)") : std) + ": a std of 0 divides by zero");
@@ -53,6 +60,9 @@ void add_dataset_options(CLI::App* cmd, DatasetOptions& o, bool auto_batch) {
   cmd->add_option("--sequence-length", o.sequence_length,
                   "S of token inputs [N, S] and [N, S, D] whose sequence axis is dynamic; samples cut or padded with zeros to it")
       ->group(pre)->check(CLI::Range(int64_t(1), kMaxSequenceLength));
+  cmd->add_option("--batch-axis", o.batch_axis,
+                  "NAME=AXIS: input NAME batches its samples along AXIS, not 0 (a recurrent state [layers, N, hidden]); repeatable")
+      ->group(pre);
   cmd->add_option("--color", o.pre.color, "rgb, bgr or gray (default: from the channel count)")->group(pre)
       ->check(CLI::IsMember({"rgb", "bgr", "gray"}));
   cmd->add_option("--layout", o.pre.layout, "nchw or nhwc (default: from the model's input shape)")->group(pre)

@@ -15,6 +15,7 @@ struct DatasetOptions {
   Preprocessing pre;
   std::string preprocess_json, size, mean, std;
   int64_t sequence_length = 0;
+  std::vector<std::string> batch_axis;  // --batch-axis NAME=AXIS, repeatable
   SourceOptions source;
   BatchStreamOptions stream;
   int threads = 0;
