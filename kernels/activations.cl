@@ -22,7 +22,9 @@ __kernel void activation(__global const float* x, __global float* y, long count,
   } else if (op == Q8_HARD_SIGMOID) {  // max(0, min(1, alpha · x + beta)), as std::max / std::min
     const float t = a * v + b;
     const float lo = t < 1.0f ? t : 1.0f;
-    r = 0.0f < lo ? lo : 0.0f;
+    // std::min(1, NaN) is 1; NVIDIA's compiler makes the select above a NaN-passing min, so NaN is
+    // sent where the host sends it explicitly.
+    r = t != t ? 1.0f : 0.0f < lo ? lo : 0.0f;
   } else if (op == Q8_SIGMOID) {
     r = q8_sigmoid(v);
   } else if (op == Q8_EXP) {

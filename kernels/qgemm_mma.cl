@@ -238,7 +238,7 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
       const int4 v = vload4(0, ring + at);
       const long index = at_layout(r, j, n, spatial);
       const bool whole = row_major ? r < rows && j + 3 < n && (n & 3) == 0 : r + 3 < rows && j < n && (spatial & 3) == 0;
-      if (whole && mode != Q8_FLOAT_OUT) {
+      if (whole && (mode == Q8_INT8_OUT || mode == Q8_INT8_OUT_RESIDUAL)) {  // the float-epilogue modes store one by one
         const int4 c = row_major ? (int4)(j, j + 1, j + 2, j + 3) : (int4)(j);
         const int4 tv = v + (int4)(bias_q[c.x], bias_q[c.y], bias_q[c.z], bias_q[c.w]);
         const float4 m = (float4)(scale[c.x], scale[c.y], scale[c.z], scale[c.w]);
