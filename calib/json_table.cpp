@@ -97,6 +97,7 @@ RangeTable read_json_table(const std::string& path) {
     if (j.contains("settings") && j["settings"].is_object() && j["settings"].contains("preprocess") &&
         j["settings"]["preprocess"].is_object())
       t.preprocess = j["settings"]["preprocess"].dump();
+    if (j.contains("settings") && j["settings"].is_object()) t.equalize = j["settings"].value("equalize", false);
     for (const auto& [name, a] : j.at("activations").items()) {
       const std::string where = path + ": activation '" + name + "'";
       TensorRange r;

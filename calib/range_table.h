@@ -42,6 +42,7 @@ struct RangeTable {
   std::string dataset;        // description of the data and preprocessing
   uint64_t samples = 0;
   std::string preprocess;     // the preprocessing as JSON (Preprocessing::to_json), "" if unknown
+  bool equalize = false;      // calibrated on the graph after cross-layer equalization (--equalize)
   std::map<std::string, TensorRange> activations;
   std::map<std::string, WeightRange> weights;
 };

@@ -31,6 +31,11 @@ CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::m
   const std::string bytes = read_file(o.model);
   graph_ = parse_model(bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
   sha_ = sha256_hex(bytes);
+  if (o.equalize) {
+    check_argument(o.resume.empty() && o.merge.empty(), "--equalize observes the equalized graph; histogram files do not record it, so "
+                                                        "it runs without --resume and --merge");
+    equalized_ = equalize_channels(graph_);
+  }
   calibrator_ = std::make_unique<Calibrator>(graph_, ObserverOptions{o.bins, o.skip_zeros, o.keep_histograms});
   for (const auto& [name, method] : o.choice.overrides) {
     const bool op_type = std::any_of(graph_.nodes.begin(), graph_.nodes.end(), [&](const Node& n) { return n.op_type == name; });

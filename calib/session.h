@@ -16,6 +16,7 @@
 #include "datasets/batch_stream.h"
 #include "datasets/model_inputs.h"
 #include "datasets/progress.h"
+#include "engine/passes/equalize_channels.h"
 
 namespace q8 {
 
@@ -33,6 +34,7 @@ struct SessionOptions {
   std::string resume;                 // histograms to continue
   std::vector<std::string> merge;     // histograms to add
   bool force = false;                 // resume although the data, order or preprocessing differ
+  bool equalize = false;              // observe the graph after cross-layer equalization
 };
 
 class CalibrationSession {
@@ -52,6 +54,8 @@ class CalibrationSession {
   BatchStream* stream() { return stream_.get(); }  // nullptr when only merging
   uint64_t resumed_samples() const { return previous_samples_; }
   uint64_t merged_samples() const { return merged_samples_; }
+  // What --equalize did (empty when not asked).
+  const EqualizeReport& equalized() const { return equalized_; }
   Calibrator& calibrator() { return *calibrator_; }
 
   // Streams the data through the observers, `streams` batches at once, stopping between batches
@@ -73,6 +77,7 @@ class CalibrationSession {
   BatchChoice batch_;
   std::unique_ptr<BatchStream> stream_;
   uint64_t previous_samples_ = 0, merged_samples_ = 0;
+  EqualizeReport equalized_;
 };
 
 // The files a calibration writes, all or none (StagedFiles): histograms, JSON table, TensorRT cache.

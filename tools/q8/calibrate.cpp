@@ -49,6 +49,7 @@ struct CalibrateOptions {
   std::vector<std::string> merge;
   std::string trt_version = kDefaultTrtVersion;
   bool force = false;
+  bool equalize = false;
   int streams = 0;
 };
 
@@ -71,6 +72,7 @@ std::string settings_json(const CalibrateOptions& o, const CalibrationSession& s
   j["percentile"] = o.percentile;
   j["bins"] = o.bins;
   j["skip_zeros"] = o.skip_zeros;
+  j["equalize"] = o.equalize;
   j["overrides"] = o.overrides;
   j["batch_size"] = session.inputs().empty() ? o.d.stream.batch_size : session.batch().size;
   j["limit"] = o.d.stream.limit;
@@ -126,7 +128,7 @@ SessionOptions session_options(const CalibrateOptions& o, const MethodChoice& ch
   // `max` reads statistics only: without other methods, or histograms to write, resume or merge,
   // the observers keep no histogram.
   s.keep_histograms = o.method != "max" || !choice.overrides.empty() || !o.histograms.empty() || !o.resume.empty() || !o.merge.empty();
-  s.resume = o.resume, s.merge = o.merge, s.force = o.force;
+  s.resume = o.resume, s.merge = o.merge, s.force = o.force, s.equalize = o.equalize;
   return s;
 }
 
@@ -152,6 +154,11 @@ void print_settings(CalibrationSession& session, const CalibrateOptions& o, cons
   log::info("method:        %s%s, %lld bins%s\n", o.method.c_str(), o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "",
             static_cast<long long>(o.bins), o.skip_zeros ? ", zeros skipped" : "");
   for (const auto& [k, m] : session.options().choice.overrides) log::info("override:      %s -> %s\n", k.c_str(), m.c_str());
+  if (o.equalize) {
+    const EqualizeReport& e = session.equalized();
+    log::info("equalize:      cross-layer equalization of %zu convolutions into %zu readers (%d sweeps); %zu left as they are\n",
+              e.producers, e.readers, e.sweeps, e.skipped.size());
+  }
   std::string outputs;
   if (!o.cache.empty()) {
     outputs += "cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method);
@@ -257,6 +264,8 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--clip-limit", o->clip_limit, "warn about tensors whose amax clips more than this fraction of their non-zero values")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0))->group(method);
   cmd->add_flag("--skip-zeros", o->skip_zeros, "leave zeros out of histograms")->group(method);
+  cmd->add_flag("--equalize", o->equalize,
+                "cross-layer equalization first (docs/calibration.md); q8 quantize then equalizes the same way")->group(method);
   cmd->add_option("--override", o->overrides, "NAME_OR_OPTYPE=METHOD: another method for a tensor or an op type's outputs")->group(method);
   auto* out = "Outputs";
   cmd->add_option("--cache", o->cache, "TensorRT calibration cache")->group(out);

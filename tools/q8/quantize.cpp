@@ -17,6 +17,7 @@
 #include "engine/onnx/export.h"
 #include "engine/onnx/import.h"
 #include "engine/ops/op.h"
+#include "engine/passes/equalize_channels.h"
 #include "quant/materialize.h"
 #include "quant/rules/rule.h"
 #include "quant/smooth_quant.h"
@@ -99,6 +100,11 @@ void quantize(QuantizeOptions o) {
   } else {
     table = read_json_table(o.calib);
     check_table_matches_model(table, o.calib, o.model);
+  }
+  if (table.equalize) {
+    const EqualizeReport e = equalize_channels(graph);
+    log::info("equalize: cross-layer equalization of %zu convolutions into %zu readers (%d sweeps), as the table was calibrated\n",
+              e.producers, e.readers, e.sweeps);
   }
   if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned, sha256_hex(read_file(o.model)));
   if (o.smoothquant) {
