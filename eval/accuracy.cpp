@@ -138,9 +138,11 @@ void AccuracyTally::add(const TensorMap& fp32_outputs, const TensorMap& int8_out
       const float* pb = fb.data<float>() + i * width;
       for (int64_t j = 0; j < width; ++j) {
         out.max_abs_error = std::max(out.max_abs_error, std::fabs(double(pa[j]) - pb[j]));
+        out.abs_error_sum += std::fabs(double(pa[j]) - pb[j]);
         out.max_abs_fp32 = std::max(out.max_abs_fp32, std::fabs(double(pa[j])));
       }
       out.cosine_sum += cosine_similarity(pa, pb, width);
+      out.elements += uint64_t(width);
     }
     out.samples += n;
   }
@@ -293,7 +295,8 @@ std::string format_accuracy_json(const AccuracyReport& r, const std::string& fp3
   j["metrics"] = metrics;
   nlohmann::ordered_json outs = nlohmann::ordered_json::array();
   for (const OutputError& o : r.outputs)
-    outs.push_back({{"name", o.name}, {"cosine", o.cosine()}, {"max_abs_error", o.max_abs_error}, {"max_rel_error", o.max_rel_error()}});
+    outs.push_back({{"name", o.name}, {"cosine", o.cosine()}, {"max_abs_error", o.max_abs_error}, {"mean_abs_error", o.mean_abs_error()},
+                    {"max_rel_error", o.max_rel_error()}});
   j["outputs"] = outs;
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const LayerSqnr& l : r.layers)

@@ -36,7 +36,10 @@ struct OutputError {
   double cosine_sum = 0;    // over samples
   int64_t samples = 0;
   double max_abs_error = 0, max_abs_fp32 = 0;
+  double abs_error_sum = 0;  // Σ |a − b| over every element (the mean absolute error, MAE, of mattes)
+  uint64_t elements = 0;
   double cosine() const { return samples ? cosine_sum / double(samples) : 0; }
+  double mean_abs_error() const { return elements ? abs_error_sum / double(elements) : 0; }
   // max |a − b| / max |a| over the whole output.
   double max_rel_error() const { return max_abs_fp32 > 0 ? max_abs_error / max_abs_fp32 : 0; }
 };

@@ -152,12 +152,15 @@ def check_tensor_output(binary, work, tally):
     o = r["outputs"][0]
     want_abs = float(np.max(np.abs(a - b)))
     want_rel = want_abs / float(np.max(np.abs(a)))
+    want_mae = float(np.mean(np.abs(a.astype(np.float64) - b)))
     problems = []
     if r["kind"] != "tensor" or "agreement" in r["metrics"]:
         problems.append(f"kind {r['kind']}, metrics {sorted(r['metrics'])}")
     if not (close(o["max_abs_error"], want_abs) and close(o["max_rel_error"], want_rel)):
         problems.append(f"max abs {o['max_abs_error']} vs {want_abs}, rel {o['max_rel_error']} vs {want_rel}")
-    tally.check("[N, 4, 5] output: cosine, max abs and relative error only, equal to numpy's", "; ".join(problems))
+    if not close(o["mean_abs_error"], want_mae):
+        problems.append(f"mean abs {o['mean_abs_error']} vs {want_mae}")
+    tally.check("[N, 4, 5] output: cosine, max and mean abs and relative error only, equal to numpy's", "; ".join(problems))
 
 
 def check_classifier(binary, work, tally):

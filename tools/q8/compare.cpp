@@ -77,8 +77,8 @@ void print_report(const AccuracyReport& r, const CompareCliOptions& o) {
     if (r.labels_ignored) log::info("(the dataset's class labels do not apply to a dense output and were not used)\n");
   }
   for (const OutputError& e : r.outputs)
-    log::info("output %-20s cosine %.5f   max abs error %.4g   max rel error %.4g\n", ("'" + e.name + "'").c_str(), e.cosine(),
-                e.max_abs_error, e.max_rel_error());
+    log::info("output %-20s cosine %.5f   max abs error %.4g   mean abs error %.4g   max rel error %.4g\n", ("'" + e.name + "'").c_str(),
+              e.cosine(), e.max_abs_error, e.mean_abs_error(), e.max_rel_error());
   log::info("per-layer SQNR (worst first, %zu quantized activations):\n", r.layers.size());
   for (size_t i = 0; i < r.layers.size() && int64_t(i) < o.layers; ++i)
     log::info("  %8.2f dB  %s\n", r.layers[i].sqnr_db, r.layers[i].tensor.c_str());
