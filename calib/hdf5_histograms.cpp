@@ -96,6 +96,7 @@ std::string histograms_image(const HistogramFile& file) {
   attr_number<uint64_t>(f, "samples", file.samples, H5T_NATIVE_UINT64);
   attr_string(f, "order", file.order);
   attr_string(f, "preprocess", file.preprocess);
+  if (file.equalize) attr_number<int64_t>(f, "equalize", 1, H5T_NATIVE_INT64);
   const hid_t tensors = H5Gcreate2(f, "tensors", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   int index = 0;
   for (const auto& [name, obs] : file.observers) {
@@ -150,6 +151,7 @@ HistogramFile read_histograms(const std::string& path) {
     file.samples = read_attr_number<uint64_t>(f, "samples", H5T_NATIVE_UINT64, path);
     if (H5Aexists(f, "order") > 0) file.order = read_attr_string(f, "order", path);
     if (H5Aexists(f, "preprocess") > 0) file.preprocess = read_attr_string(f, "preprocess", path);
+    if (H5Aexists(f, "equalize") > 0) file.equalize = read_attr_number<int64_t>(f, "equalize", H5T_NATIVE_INT64, path) != 0;
     check(file.bins >= 2 && file.bins <= (int64_t(1) << 24) && (file.bins & (file.bins - 1)) == 0,
           path + ": bins " + std::to_string(file.bins) + " is not a power of two from 2 to 16777216");
     check(file.samples < (uint64_t(1) << 53), path + ": samples " + std::to_string(file.samples) + " is not a plausible count");

@@ -21,6 +21,7 @@ struct HistogramFile {
   // preprocessing (Preprocessing::to_json). "" in files that predate them.
   std::string order;
   std::string preprocess;
+  bool equalize = false;  // observed on the graph after cross-layer equalization (an attribute only when true)
 };
 
 // Writes atomically (a temporary file beside path, then a rename).

@@ -17,6 +17,8 @@ namespace {
 HistogramFile read_for(const std::string& path, const std::string& sha, const SessionOptions& o, const char* verb) {
   HistogramFile file = read_histograms(path);
   check(file.model_sha256 == sha, path + " was made for another model than " + o.model);
+  check(file.equalize == o.equalize, path + (file.equalize ? " was observed on the equalized graph (--equalize); " : " was observed without --equalize; ") +
+                                         verb + " with the same setting");
   check(file.bins == o.bins && file.skip_zeros == o.skip_zeros, path + " was made with --bins " + std::to_string(file.bins) +
                                                                     (file.skip_zeros ? " --skip-zeros" : "") + "; " + verb +
                                                                     " with the same settings");
@@ -31,11 +33,7 @@ CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::m
   const std::string bytes = read_file(o.model);
   graph_ = parse_model(bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
   sha_ = sha256_hex(bytes);
-  if (o.equalize) {
-    check_argument(o.resume.empty() && o.merge.empty(), "--equalize observes the equalized graph; histogram files do not record it, so "
-                                                        "it runs without --resume and --merge");
-    equalized_ = equalize_channels(graph_);
-  }
+  if (o.equalize) equalized_ = equalize_channels(graph_);
   calibrator_ = std::make_unique<Calibrator>(graph_, ObserverOptions{o.bins, o.skip_zeros, o.keep_histograms});
   for (const auto& [name, method] : o.choice.overrides) {
     const bool op_type = std::any_of(graph_.nodes.begin(), graph_.nodes.end(), [&](const Node& n) { return n.op_type == name; });
@@ -105,7 +103,8 @@ HistogramFile CalibrationSession::histograms(int64_t positions) const {
           previous_samples_ + merged_samples_ + uint64_t(positions),
           calibrator_->observers(),
           order_,
-          options_.pre.to_json()};
+          options_.pre.to_json(),
+          options_.equalize};
 }
 
 RangeTable CalibrationSession::table(uint64_t samples) const {

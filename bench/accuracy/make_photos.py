@@ -63,8 +63,8 @@ def main():
         stem = os.path.splitext(os.path.basename(path))[0]
         for k, s in enumerate(samples(rgb(path))):
             s.save(os.path.join(out, split, f"{stem}_{k}.png"))
-    # Faces: square crops around the face at several sizes, so that a face fills 15–60 % of the frame;
-    # even crop sizes calibrate, odd ones test. Photos without faces join both as negatives.
+    # Faces: square crops around the face at several sizes and three places, so that a face fills
+    # 15–60 % of the frame; even crop sizes calibrate, odd ones test. Photos without faces join both as negatives.
     face_boxes = {"astronaut": (0.45, 0.27, 0.22), "messi5": (0.38, 0.22, 0.12)}  # centre x, y, face width
     for path in FACES:
         if not os.path.exists(path):
@@ -75,13 +75,14 @@ def main():
         w, h = im.size
         for k, share in enumerate([0.6, 0.5, 0.42, 0.35, 0.3, 0.25, 0.2, 0.16]):
             side = min(int(fw * w / share), w, h)
-            x0 = min(max(int(cx * w - side / 2), 0), w - side)
-            y0 = min(max(int(cy * h - side / 2), 0), h - side)
-            sq = im.crop((x0, y0, x0 + side, y0 + side))
             split = "calib" if k % 2 == 0 else "test"
             os.makedirs(os.path.join(out, "faces", split), exist_ok=True)
-            sq.save(os.path.join(out, "faces", split, f"{stem}_{k}.png"))
-            ImageOps.mirror(sq).save(os.path.join(out, "faces", split, f"{stem}_{k}m.png"))
+            for shift in (-0.2, 0.0, 0.2):  # the face left of, at and right of the centre
+                x0 = min(max(int(cx * w - side / 2 + shift * side), 0), w - side)
+                y0 = min(max(int(cy * h - side / 2), 0), h - side)
+                sq = im.crop((x0, y0, x0 + side, y0 + side))
+                sq.save(os.path.join(out, "faces", split, f"{stem}_{k}_{shift:+.1f}.png"))
+                ImageOps.mirror(sq).save(os.path.join(out, "faces", split, f"{stem}_{k}_{shift:+.1f}m.png"))
     for i, path in enumerate(photos[:12]):
         split = "calib" if i % 2 == 0 else "test"
         stem = os.path.splitext(os.path.basename(path))[0]

@@ -5,12 +5,14 @@
 #include <optional>
 #include <set>
 
+#include <nlohmann/json.hpp>
 
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
 #include "calib/methods/method.h"
 #include "calib/overrides.h"
 #include "calib/trt_cache.h"
+#include "datasets/model_inputs.h"
 #include "engine/io/atomic_write.h"
 #include "engine/io/log.h"
 #include "engine/io/sha256.h"
@@ -18,6 +20,7 @@
 #include "engine/onnx/import.h"
 #include "engine/ops/op.h"
 #include "engine/passes/equalize_channels.h"
+#include "eval/bias_correction.h"
 #include "quant/materialize.h"
 #include "quant/rules/rule.h"
 #include "quant/smooth_quant.h"
@@ -35,6 +38,8 @@ struct QuantizeOptions {
   std::vector<std::string> exclude;
   std::vector<std::string> quantize_ops;  // --quantize-op
   std::optional<double> smoothquant;      // --smoothquant ALPHA
+  bool bias_correction = false;
+  int64_t bias_samples = 64;
   QuantOptions quant;
   BudgetOptions budget;
 };
@@ -67,6 +72,35 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
     r.descriptor.amax = {observer_amax(*find_method(o.method), it->second, {})};
     r.descriptor.method = o.method;
   }
+}
+
+// The mean shifts of bias correction, measured on the calibration's own first samples (its data,
+// order and preprocessing from the table's settings) or on --data.
+BiasShifts measure_shifts(const Graph& graph, const RangeTable& table, const QuantizeOptions& o, const std::set<std::string>& exclude) {
+  std::string data = o.budget.data;
+  BatchStreamOptions stream;
+  if (data.empty()) {
+    try {
+      const auto settings = nlohmann::json::parse(read_file(o.calib)).at("settings");
+      data = settings.value("data", "");
+      stream.shuffle = settings.value("shuffle", false);
+      stream.seed = settings.value("seed", uint64_t(0));
+    } catch (const nlohmann::json::exception&) {
+    }
+    check_argument(!data.empty(), "--bias-correction needs samples: " + o.calib + " records no calibration data; give --data PATH");
+  }
+  Preprocessing pre;
+  if (!table.preprocess.empty()) pre.merge_json_text(table.preprocess, o.calib + " (preprocess)");
+  const auto inputs = open_model_inputs(graph, data, pre, {});
+  stream.batch_size = choose_batch_size(graph, std::nullopt, 8, "", pre).size;
+  stream.limit = std::min<int64_t>(int64_t(inputs[0].source->size()), o.bias_samples);
+  log::info("bias correction: measuring on %lld samples of %s\n", static_cast<long long>(stream.limit), data.c_str());
+  QuantOptions probe_options = o.quant;
+  probe_options.fp32_weights = true;
+  QuantizeReport probe_report;
+  const Graph probe = quantize_graph(graph, table, probe_options, exclude, probe_report);
+  BatchStream batches(inputs, pre, stream);
+  return measure_bias_shifts(probe, batches);
 }
 
 void quantize(QuantizeOptions o) {
@@ -120,10 +154,17 @@ void quantize(QuantizeOptions o) {
     const std::set<std::string> kept = nodes_for_budget(graph, table, o.calib, o.quant, exclude, o.budget, budget_json);
     exclude.insert(kept.begin(), kept.end());
   } else {
-    check_argument(o.budget.data.empty(), "--data is for --budget: give --budget METRIC=VALUE");
+    check_argument(o.budget.data.empty() || o.bias_correction, "--data is for --budget or --bias-correction");
   }
+  std::optional<BiasShifts> shifts;
+  if (o.bias_correction) shifts = measure_shifts(graph, table, o, exclude);
   QuantizeReport report;
   Graph qdq = quantize_graph(std::move(graph), table, o.quant, exclude, report);
+  if (shifts) {
+    const double largest = apply_bias_shifts(qdq, *shifts);
+    log::info("bias correction: %zu layers corrected on %lld samples, largest |shift| %.4g\n", shifts->shifts.size(),
+              static_cast<long long>(shifts->samples), largest);
+  }
   if (!table.preprocess.empty()) qdq.metadata[kPreprocessMetadataKey] = table.preprocess;
   // The model and the budget's JSON together or neither.
   StagedFiles files;
@@ -170,6 +211,10 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_option("--overrides", o->overrides,
                   "JSON {\"tensor\": {\"amax\": x} or {\"method\": m}}: ranges to use instead of the table's");
   cmd->add_option("--histograms", o->histograms, "the calibration run's HDF5 histograms (for method overrides)");
+  cmd->add_flag("--bias-correction", o->bias_correction,
+                "fold each quantized layer's mean output shift into its bias, measured on the calibration data (docs/calibration.md)");
+  cmd->add_option("--bias-correction-samples", o->bias_samples, "samples bias correction measures on")
+      ->capture_default_str()->check(at_least(1));
   add_budget_options(cmd, o->budget);
   cmd->callback([o] { quantize(*o); });
 }
