@@ -14,7 +14,8 @@ Models (DIR holds them as run_accuracy.sh fetches them):
   blazeface_back   the same, 256², the back-camera model (69 convolutions, depthwise 5×5).
                    Metric: F1 of INT8's face boxes against FP32's after the package's decoding and
                    overlap removal (face_metrics.py, threshold 0.75, match at IoU 0.5).
-Methods: max, entropy, percentile, mse (the default), and "+eq" for each with --equalize.
+Methods: max, entropy, percentile, mse (the default); "+eq" calibrates with --equalize, "+bc"
+quantizes with --bias-correction (on the calibration samples).
 First, FP32 through q8 against ONNX Runtime (--ort-dir) on two samples: the largest difference of
 any output is printed with each model. Prints one table and writes every row to JSON_OUT.
 """
@@ -31,7 +32,7 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-METHODS = ["max", "entropy", "percentile", "mse", "entropy+eq", "percentile+eq", "mse+eq"]
+METHODS = ["max", "entropy", "percentile", "mse", "percentile+eq", "mse+eq", "percentile+bc", "mse+bc", "percentile+eq+bc", "mse+eq+bc"]
 # name: (file under the models dir, input, size, layout, mean, std, task)
 MODELS = {
     "isnet": ("isnet/isnet_fp16.onnx", "input", 1024, "nchw", 128.0, 256.0, "matte"),
@@ -123,11 +124,11 @@ def row(q8, work, photos, models_dir, name, method, fp32_cache, h5_cache):
     file, input_name, size, _, _, _, task = MODELS[name]
     model = os.path.join(models_dir, file)
     calib, test = data(work, photos, name)
-    base_method, _, variant = method.partition("+")
+    base_method, *variants = method.split("+")
     base = os.path.join(work, name, name)
-    table = calibrate(q8, model, calib, base, base_method, variant == "eq", h5_cache.setdefault(name, {}))
+    table = calibrate(q8, model, calib, base, base_method, "eq" in variants, h5_cache.setdefault(name, {}))
     qdq = f"{base}.{method}.qdq.onnx"
-    run([q8, "quantize", model, "--calib", table, "-o", qdq])
+    run([q8, "quantize", model, "--calib", table, "-o", qdq] + (["--bias-correction"] if "bc" in variants else []))
     if task == "matte":
         report = f"{base}.{method}.compare.json"
         run([q8, "compare", model, qdq, "--data", test, "--quiet", "--layers", "0", "--json", report])

@@ -48,22 +48,33 @@ def run(cmd):
 
 
 def split_method(method):
-    """"mse+sq" → ("mse", the quantize flags of SmoothQuant); "mse" → ("mse", [])."""
-    base, _, variant = method.partition("+")
-    return base, (["--smoothquant", SMOOTHQUANT_ALPHA] if variant == "sq" else [])
+    """"mse+sq" → ("mse", SmoothQuant's quantize flags, []); "+eq" adds --equalize to calibration,
+    "+bc" --bias-correction to quantization; "mse" → ("mse", [], [])."""
+    base, *variants = method.split("+")
+    quantize_flags, calibrate_flags = [], []
+    for v in variants:
+        if v == "sq":
+            quantize_flags += ["--smoothquant", SMOOTHQUANT_ALPHA]
+        elif v == "eq":
+            calibrate_flags += ["--equalize"]
+        elif v == "bc":
+            quantize_flags += ["--bias-correction"]
+        else:
+            raise RuntimeError(f"unknown method variant +{v}")
+    return base, quantize_flags, calibrate_flags
 
 
 def fashion_row(q8, work, name, method):
-    method, quantize_flags = split_method(method)
+    variant = method
+    method, quantize_flags, calibrate_flags = split_method(method)
     model = os.path.join(ROOT, "datasets", "models", "fashion_cnn.onnx") if name == "fashion_cnn" else os.path.join(work, name + ".onnx")
     meta = {"task": "classes", "mean": 0.0, "std": 1.0}
     if name != "fashion_cnn":
         meta = json.load(open(os.path.join(work, name + ".json")))
-    base = os.path.join(work, f"{name}.{method}")
+    base = os.path.join(work, f"{name}.{variant}")
     run([q8, "calibrate", model, "--data", f"{FASHION}/train-images-idx3-ubyte.gz", "--limit", "1024", "--method", method,
-         "--mean", str(meta["mean"]), "--std", str(meta["std"]), "--json", base + ".json", "--quiet"])
-    base += ".sq" if quantize_flags else ""
-    run([q8, "quantize", model, "--calib", base.removesuffix(".sq") + ".json", "-o", base + ".qdq.onnx"] + quantize_flags)
+         "--mean", str(meta["mean"]), "--std", str(meta["std"]), "--json", base + ".json", "--quiet"] + calibrate_flags)
+    run([q8, "quantize", model, "--calib", base + ".json", "-o", base + ".qdq.onnx"] + quantize_flags)
     cmd = [q8, "compare", model, base + ".qdq.onnx", "--data", f"{FASHION}/t10k-images-idx3-ubyte.gz", "--batch-size", "250",
            "--quiet", "--layers", "0", "--json", base + ".compare.json"]
     if meta["task"] == "pixel-classes":
@@ -86,16 +97,16 @@ def text_top1(q8, model, test, out, int8_flags=()):
 
 
 def text_row(q8, work, name, method, fp32_cache):
-    method, quantize_flags = split_method(method)
+    variant = method
+    method, quantize_flags, calibrate_flags = split_method(method)
     model = os.path.join(work, name + ".onnx")
     test = os.path.join(work, "text", "test")
     if name not in fp32_cache:
         fp32_cache[name] = text_top1(q8, model, test, os.path.join(work, f"{name}.fp32.out"))
-    base = os.path.join(work, f"{name}.{method}")
+    base = os.path.join(work, f"{name}.{variant}")
     run([q8, "calibrate", model, "--data", os.path.join(work, "text", "calib"), "--sequence-length", "64", "--method", method,
-         "--json", base + ".json", "--quiet"])
-    base += ".sq" if quantize_flags else ""
-    run([q8, "quantize", model, "--calib", base.removesuffix(".sq") + ".json", "-o", base + ".qdq.onnx"] + quantize_flags)
+         "--json", base + ".json", "--quiet"] + calibrate_flags)
+    run([q8, "quantize", model, "--calib", base + ".json", "-o", base + ".qdq.onnx"] + quantize_flags)
     return "top-1", fp32_cache[name], text_top1(q8, base + ".qdq.onnx", test, base + ".out")
 
 
@@ -112,9 +123,11 @@ def ocr_row(q8, work, models_dir, data_dir, name, method, fp32_cache):
         out = os.path.join(work, f"{name}.fp32.out")
         run([q8, "run", model, "--input", f"x={data}/test.npy", "--output-dir", out])
         fp32_cache[name] = ocr_score(task, os.path.join(out, output + ".npy"), data, keys)
-    base = os.path.join(work, f"{name}.{method}")
-    run([q8, "calibrate", model, "--data", os.path.join(data, "calib"), "--method", method, "--json", base + ".json", "--quiet"])
-    run([q8, "quantize", model, "--calib", base + ".json", "-o", base + ".qdq.onnx"])
+    variant = method
+    method, quantize_flags, calibrate_flags = split_method(method)
+    base = os.path.join(work, f"{name}.{variant}")
+    run([q8, "calibrate", model, "--data", os.path.join(data, "calib"), "--method", method, "--json", base + ".json", "--quiet"] + calibrate_flags)
+    run([q8, "quantize", model, "--calib", base + ".json", "-o", base + ".qdq.onnx"] + quantize_flags)
     run([q8, "run", base + ".qdq.onnx", "--input", f"x={data}/test.npy", "--output-dir", base + ".out"])
     return metric, fp32_cache[name], ocr_score(task, os.path.join(base + ".out", output + ".npy"), data, keys)
 
