@@ -10,7 +10,8 @@ ranking (worst isolated effect first) and no shorter prefix meets it; that `q8 c
 model written, on those images as PGM files, measures the figure the search reports; that with
 one activation's range ruined (and its scale's carriers') the ranking puts a consumer of that
 activation first; that a model whose input fixes the batch at 1 is measured at batch 1; that an
-unreachable budget is one error line with nothing written; and the argument errors. The search
+unreachable budget is one error line with nothing written; and the argument errors. Also the
+check every q8 quantize ends with (8 held-back samples against FP32; one warning under the floor). The search
 is by bisection: the prefix one shorter than the answer is measured and misses, and about
 log2(nodes) prefixes are measured.
 """
@@ -120,6 +121,27 @@ def main():
                 "" if r and first in ("/conv2/Conv", "/Add") and first in r["fp32_nodes"] and r["met"] else
                 f"exit {p.returncode}: {first}, {r and r['fp32_nodes']}: {p.stderr.strip()[-300:]}")
 
+    # The check q8 quantize ends with: 8 held-back samples (those after the 256 calibrated), the
+    # figure q8 compare measures on them; a ruined range warns once, naming the --budget command.
+    p = q8(binary, "quantize", MODEL, "--calib", w("t.json"), "-o", w("plain.onnx"))
+    line = next((l for l in p.stdout.splitlines() if l.startswith("check:")), "")
+    eight = w("eight")
+    os.makedirs(eight)
+    for i in range(256, 264):
+        shutil.copy(os.path.join(held_dir, f"{i:05d}.pgm"), eight)
+    c = q8(binary, "compare", MODEL, w("plain.onnx"), "--data", eight, "--json", w("eight.json"), "--quiet")
+    want = json.load(open(w("eight.json")))["outputs"][0]["cosine"] if c.returncode == 0 else None
+    tally.check("the check after quantizing: 8 held-back samples, the cosine q8 compare measures on them, no warning",
+                "" if p.returncode == 0 and "on 8 held-back samples of " + TRAIN in line and want is not None and
+                f"cosine {want:.6f}"[:15] in line and "warning" not in p.stderr else f"{line} / compare {want} / {p.stderr.strip()[-300:]}")
+    p = q8(binary, "quantize", MODEL, "--calib", w("cut.json"), "-o", w("cut2.onnx"))
+    warnings = [l for l in p.stderr.splitlines() if l.startswith("q8: warning:")]
+    tally.check("a ruined range: the model is written, and one warning names the floor, the worst tensors and the --budget command",
+                "" if p.returncode == 0 and os.path.exists(w("cut2.onnx")) and len(warnings) == 1 and "under 0.97" in warnings[0] and
+                "/Relu_output_0" in warnings[0] and "--budget cosine=0.97" in warnings[0] else f"exit {p.returncode}: {p.stderr.strip()[-400:]}")
+    p = q8(binary, "quantize", MODEL, "--calib", w("cut.json"), "-o", w("cut3.onnx"), "--check-samples", "0")
+    tally.check("--check-samples 0: no check", "" if p.returncode == 0 and "check:" not in p.stdout and "warning" not in p.stderr else p.stdout[-300:])
+
     # Unreachable: one error line saying how close it came; nothing written.
     p = q8(binary, "quantize", MODEL, "--calib", w("t.json"), "-o", w("never.onnx"), "--data", TRAIN, "--budget", "cosine=1.01",
            "--budget-samples", "100")
@@ -130,7 +152,6 @@ def main():
 
     cases = [("an unknown metric", ["--data", TRAIN, "--budget", "speed=3"], "unknown metric 'speed'"),
              ("--budget without --data", ["--budget", "cosine=0.9"], "--budget needs --data"),
-             ("--data without --budget", ["--data", TRAIN], "--data is for --budget"),
              ("a value that is not a number", ["--data", TRAIN, "--budget", "cosine=high"], "cosine")]
     for what, args, text in cases:
         p = q8(binary, "quantize", MODEL, "--calib", w("t.json"), "-o", w("x.onnx"), *args)

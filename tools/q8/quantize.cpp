@@ -27,6 +27,7 @@
 #include "quant/preprocess_metadata.h"
 #include "tools/q8/budget.h"
 #include "tools/q8/commands.h"
+#include "tools/q8/quantize_check.h"
 #include "tools/q8/validators.h"
 
 namespace q8::cli {
@@ -40,6 +41,7 @@ struct QuantizeOptions {
   std::optional<double> smoothquant;      // --smoothquant ALPHA
   bool bias_correction = false;
   int64_t bias_samples = 64;
+  CheckOptions check;
   QuantOptions quant;
   BudgetOptions budget;
 };
@@ -153,8 +155,6 @@ void quantize(QuantizeOptions o) {
   if (!o.budget.budget.empty()) {
     const std::set<std::string> kept = nodes_for_budget(graph, table, o.calib, o.quant, exclude, o.budget, budget_json);
     exclude.insert(kept.begin(), kept.end());
-  } else {
-    check_argument(o.budget.data.empty() || o.bias_correction, "--data is for --budget or --bias-correction");
   }
   std::optional<BiasShifts> shifts;
   if (o.bias_correction) shifts = measure_shifts(graph, table, o, exclude);
@@ -187,6 +187,8 @@ void quantize(QuantizeOptions o) {
   for (const auto& [node, why] : report.fp32) log::info("  %-40s %s\n", node.c_str(), why.c_str());
   log::info("wrote %s\n", o.output.c_str());
   if (!budget_json.empty()) log::info("wrote %s\n", json_path.c_str());
+  o.check.model = o.model, o.check.calib = o.calib, o.check.output = o.output, o.check.data = o.budget.data;
+  check_quantized(qdq, table, o.check);
 }
 
 }  // namespace
@@ -215,6 +217,10 @@ void add_quantize_command(CLI::App& app) {
                 "fold each quantized layer's mean output shift into its bias, measured on the calibration data (docs/calibration.md)");
   cmd->add_option("--bias-correction-samples", o->bias_samples, "samples bias correction measures on")
       ->capture_default_str()->check(at_least(1));
+  cmd->add_option("--check-samples", o->check.samples,
+                  "samples of the calibration data (held back where there are) the model written is checked on against FP32; 0: no check")
+      ->capture_default_str()->check(at_least(0));
+  cmd->add_option("--check-floor", o->check.floor, "output cosine under which the check warns")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   add_budget_options(cmd, o->budget);
   cmd->callback([o] { quantize(*o); });
 }
