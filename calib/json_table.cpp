@@ -97,7 +97,13 @@ RangeTable read_json_table(const std::string& path) {
     if (j.contains("settings") && j["settings"].is_object() && j["settings"].contains("preprocess") &&
         j["settings"]["preprocess"].is_object())
       t.preprocess = j["settings"]["preprocess"].dump();
-    if (j.contains("settings") && j["settings"].is_object()) t.equalize = j["settings"].value("equalize", false);
+    if (j.contains("settings") && j["settings"].is_object()) {
+      const auto& s = j["settings"];
+      t.equalize = s.value("equalize", false);
+      t.data = s.contains("data") && s["data"].is_string() ? s["data"].get<std::string>() : "";
+      t.shuffle = s.value("shuffle", false);
+      t.seed = s.contains("seed") && s["seed"].is_number_unsigned() ? s["seed"].get<uint64_t>() : 0;
+    }
     for (const auto& [name, a] : j.at("activations").items()) {
       const std::string where = path + ": activation '" + name + "'";
       TensorRange r;

@@ -43,6 +43,11 @@ struct RangeTable {
   uint64_t samples = 0;
   std::string preprocess;     // the preprocessing as JSON (Preprocessing::to_json), "" if unknown
   bool equalize = false;      // calibrated on the graph after cross-layer equalization (--equalize)
+  // The data calibration read and its order (settings.data, shuffle, seed): where the samples
+  // after its own are, for --budget, --bias-correction and the check after quantizing.
+  std::string data;
+  bool shuffle = false;
+  uint64_t seed = 0;
   std::map<std::string, TensorRange> activations;
   std::map<std::string, WeightRange> weights;
 };

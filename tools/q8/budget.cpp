@@ -50,12 +50,8 @@ std::set<std::string> nodes_for_budget(const Graph& fp32, const RangeTable& tabl
   stream.batch_size = batch.size;
   const bool same_data = !table.dataset.empty() && dataset_identity(inputs, o.data) == table.dataset;
   if (same_data) {
-    try {
-      const auto settings = nlohmann::json::parse(read_file(calib_path)).at("settings");
-      stream.shuffle = settings.value("shuffle", false);
-      stream.seed = settings.value("seed", uint64_t(0));
-    } catch (const nlohmann::json::exception&) {
-    }
+    stream.shuffle = table.shuffle;
+    stream.seed = table.seed;
     stream.skip = int64_t(table.samples);
     check_argument(stream.skip < size, "--data " + o.data + ": the table was calibrated on all " + std::to_string(size) +
                                            " of its samples; none is left to measure the budget on (calibrate with --limit, or "

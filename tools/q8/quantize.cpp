@@ -5,8 +5,6 @@
 #include <optional>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "calib/hdf5_histograms.h"
 #include "calib/json_table.h"
 #include "calib/methods/method.h"
@@ -82,13 +80,7 @@ BiasShifts measure_shifts(const Graph& graph, const RangeTable& table, const Qua
   std::string data = o.budget.data;
   BatchStreamOptions stream;
   if (data.empty()) {
-    try {
-      const auto settings = nlohmann::json::parse(read_file(o.calib)).at("settings");
-      data = settings.value("data", "");
-      stream.shuffle = settings.value("shuffle", false);
-      stream.seed = settings.value("seed", uint64_t(0));
-    } catch (const nlohmann::json::exception&) {
-    }
+    data = table.data, stream.shuffle = table.shuffle, stream.seed = table.seed;
     check_argument(!data.empty(), "--bias-correction needs samples: " + o.calib + " records no calibration data; give --data PATH");
   }
   Preprocessing pre;

@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
-
 #include "datasets/model_inputs.h"
 #include "datasets/progress.h"
-#include "engine/io/atomic_write.h"
 #include "engine/io/log.h"
 #include "engine/onnx/import.h"
 #include "engine/passes/equalize_channels.h"
@@ -15,27 +12,12 @@
 
 namespace q8::cli {
 
-namespace {
-
-// The calibration's data and order from the table's settings: (data, shuffle, seed).
-std::tuple<std::string, bool, uint64_t> calibration_data(const std::string& calib) {
-  try {
-    const auto settings = nlohmann::json::parse(read_file(calib)).at("settings");
-    return {settings.value("data", ""), settings.value("shuffle", false), settings.value("seed", uint64_t(0))};
-  } catch (const nlohmann::json::exception&) {
-    return {"", false, 0};
-  } catch (const Error&) {
-    return {"", false, 0};
-  }
-}
-
-}  // namespace
-
 void check_quantized(const Graph& qdq, const RangeTable& table, const CheckOptions& o) {
   if (o.samples <= 0) return;
-  auto [data, shuffle, seed] = calibration_data(o.calib);
   const bool own = o.data.empty();
-  if (!own) data = o.data, shuffle = false, seed = 0;
+  const std::string data = own ? table.data : o.data;
+  const bool shuffle = own && table.shuffle;
+  const uint64_t seed = own ? table.seed : 0;
   if (data.empty() || !std::filesystem::exists(data)) {
     log::info("check:    not run: %s (give --data PATH to check INT8 against FP32)\n",
               data.empty() ? "the table records no calibration data" : ("the calibration data " + data + " is not there").c_str());
