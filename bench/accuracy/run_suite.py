@@ -110,6 +110,22 @@ def text_row(q8, work, name, method, fp32_cache):
     return "top-1", fp32_cache[name], text_top1(q8, base + ".qdq.onnx", test, base + ".out")
 
 
+def run_chunked(q8, model, test, out, chunk=50):
+    """q8 run on test.npy in chunks of `chunk` samples (a whole test set at once holds every
+    intermediate of 500 samples), the outputs concatenated into out/<name>.npy."""
+    import numpy as np
+    x = np.load(test)
+    os.makedirs(out, exist_ok=True)
+    parts = {}
+    for i in range(0, len(x), chunk):
+        np.save(os.path.join(out, "chunk.npy"), x[i:i + chunk])
+        run([q8, "run", model, "--input", f"x={out}/chunk.npy", "--output-dir", os.path.join(out, "part")])
+        for f in os.listdir(os.path.join(out, "part")):
+            parts.setdefault(f, []).append(np.load(os.path.join(out, "part", f)))
+    for f, v in parts.items():
+        np.save(os.path.join(out, f), np.concatenate(v))
+
+
 def ocr_score(task, output, data, keys):
     return float(run(["/usr/bin/python3", os.path.join(HERE, "ocr_metrics.py"), task, output, data, keys]).strip())
 
@@ -121,14 +137,14 @@ def ocr_row(q8, work, models_dir, data_dir, name, method, fp32_cache):
     data = os.path.join(data_dir, task)
     if name not in fp32_cache:
         out = os.path.join(work, f"{name}.fp32.out")
-        run([q8, "run", model, "--input", f"x={data}/test.npy", "--output-dir", out])
+        run_chunked(q8, model, f"{data}/test.npy", out)
         fp32_cache[name] = ocr_score(task, os.path.join(out, output + ".npy"), data, keys)
     variant = method
     method, quantize_flags, calibrate_flags = split_method(method)
     base = os.path.join(work, f"{name}.{variant}")
     run([q8, "calibrate", model, "--data", os.path.join(data, "calib"), "--method", method, "--json", base + ".json", "--quiet"] + calibrate_flags)
     run([q8, "quantize", model, "--calib", base + ".json", "-o", base + ".qdq.onnx"] + quantize_flags)
-    run([q8, "run", base + ".qdq.onnx", "--input", f"x={data}/test.npy", "--output-dir", base + ".out"])
+    run_chunked(q8, base + ".qdq.onnx", f"{data}/test.npy", base + ".out")
     return metric, fp32_cache[name], ocr_score(task, os.path.join(base + ".out", output + ".npy"), data, keys)
 
 
