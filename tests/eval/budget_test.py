@@ -124,7 +124,7 @@ def main():
     # The check q8 quantize ends with: 8 held-back samples (those after the 256 calibrated), the
     # figure q8 compare measures on them; a ruined range warns once, naming the --budget command.
     p = q8(binary, "quantize", MODEL, "--calib", w("t.json"), "-o", w("plain.onnx"))
-    line = next((l for l in p.stdout.splitlines() if l.startswith("check:")), "")
+    line = next((l for l in p.stdout.splitlines() if l.startswith("checked:")), "")
     eight = w("eight")
     os.makedirs(eight)
     for i in range(256, 264):
@@ -140,7 +140,7 @@ def main():
                 "" if p.returncode == 0 and os.path.exists(w("cut2.onnx")) and len(warnings) == 1 and "under 0.97" in warnings[0] and
                 "/Relu_output_0" in warnings[0] and "--budget cosine=0.97" in warnings[0] else f"exit {p.returncode}: {p.stderr.strip()[-400:]}")
     p = q8(binary, "quantize", MODEL, "--calib", w("cut.json"), "-o", w("cut3.onnx"), "--check-samples", "0")
-    tally.check("--check-samples 0: no check", "" if p.returncode == 0 and "check:" not in p.stdout and "warning" not in p.stderr else p.stdout[-300:])
+    tally.check("--check-samples 0: no check", "" if p.returncode == 0 and "checked:" not in p.stdout and "warning" not in p.stderr else p.stdout[-300:])
 
     # Unreachable: one error line saying how close it came; nothing written.
     p = q8(binary, "quantize", MODEL, "--calib", w("t.json"), "-o", w("never.onnx"), "--data", TRAIN, "--budget", "cosine=1.01",

@@ -112,6 +112,11 @@ void quantize(QuantizeOptions o) {
               o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32",
               requested.empty() ? "(no --quantize-op)" : requested.c_str(),
               o.smoothquant ? ("SmoothQuant, alpha " + std::to_string(*o.smoothquant)).c_str() : "no SmoothQuant");
+  log::info("bias:     %s\ncheck:    %s\n",
+            o.bias_correction ? ("bias correction on up to " + std::to_string(o.bias_samples) + " calibration samples").c_str() : "no bias correction",
+            o.check.samples ? ("against FP32 on " + std::to_string(o.check.samples) + " samples, warning under an output cosine of " +
+                               std::to_string(o.check.floor).substr(0, 4)).c_str()
+                            : "none (--check-samples 0)");
   check_output_file("-o", o.output, {{"the model", o.model}, {"--calib", o.calib}, {"--overrides", o.overrides},
                                            {"--histograms", o.histograms}});
   Graph graph = load_model(o.model);

@@ -19,7 +19,7 @@ void check_quantized(const Graph& qdq, const RangeTable& table, const CheckOptio
   const bool shuffle = own && table.shuffle;
   const uint64_t seed = own ? table.seed : 0;
   if (data.empty() || !std::filesystem::exists(data)) {
-    log::info("check:    not run: %s (give --data PATH to check INT8 against FP32)\n",
+    log::info("checked:  not run: %s (give --data PATH to check INT8 against FP32)\n",
               data.empty() ? "the table records no calibration data" : ("the calibration data " + data + " is not there").c_str());
     return;
   }
@@ -54,7 +54,7 @@ void check_quantized(const Graph& qdq, const RangeTable& table, const CheckOptio
       if (m.count(k)) figures += std::string(", ") + (std::string(k) == "iou" ? "foreground IoU " : "agreement ") + std::to_string(m.at(k)).substr(0, 6) + " %";
     const std::string which = std::to_string(n) + (held_back ? " held-back samples" : own ? " calibration samples (none held back)" : " samples") +
                               " of " + data;
-    log::info("check:    INT8 against FP32 on %s: %s\n", which.c_str(), figures.c_str());
+    log::info("checked:  INT8 against FP32 on %s: %s\n", which.c_str(), figures.c_str());
     if (cosine >= o.floor) return;
     std::string worst;
     for (size_t i = 0; i < r.layers.size() && i < 3; ++i)
@@ -67,7 +67,7 @@ void check_quantized(const Graph& qdq, const RangeTable& table, const CheckOptio
               cosine, which.c_str(), floor, worst.empty() ? "(none quantized)" : worst.c_str(), o.model.c_str(), o.calib.c_str(),
               o.output.c_str(), data.c_str(), floor);
   } catch (const Error& e) {
-    log::info("check:    not run: %s\n", e.what());
+    log::info("checked:  not run: %s\n", e.what());
   }
 }
 
