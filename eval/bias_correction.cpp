@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <optional>
 
 #include "engine/exec/executor.h"
 #include "engine/ir/graph_index.h"

@@ -27,10 +27,6 @@ Tensor* weight(Graph& g, const Node& n, size_t i) {
   return i == 1 && it->second.rank() < 3 ? nullptr : &it->second;
 }
 
-// Channels (axis 1) of every value whose count is known: a convolution's output from its weight, a
-// declared shape, and what keeps or joins channels.
-std::map<std::string, int64_t> channel_counts(Graph& g);
-
 // An op between P and T that keeps channel c where it is and computes f(x / s) = f(x) / s for
 // s > 0, reading x as its input 0 only.
 bool homogeneous(const Graph& g, const Node& n, const std::string& x, int64_t channels) {
@@ -68,6 +64,8 @@ bool homogeneous(const Graph& g, const Node& n, const std::string& x, int64_t ch
   return false;
 }
 
+// Channels (axis 1) of every value whose count is known: a convolution's output from its weight, a
+// declared shape, and what keeps or joins channels.
 std::map<std::string, int64_t> channel_counts(Graph& g) {
   std::map<std::string, int64_t> c;
   auto declared = [&](const std::string& v) {
