@@ -54,4 +54,15 @@ std::map<std::string, float> activation_scales(const GraphIndex& index, const st
   return scales;
 }
 
+std::optional<std::string> scale_source(const GraphIndex& index, const std::vector<NodeMark>& marks, const std::set<std::string>& pinned,
+                                        const std::set<std::string>& data_independent, const std::string& t) {
+  const int p = index.producer(t);
+  if (p < 0 || pinned.count(t) || !marks[size_t(p)].scale_carrier) return t;
+  const Node& n = index.node(p);
+  if (n.inputs.empty() || n.outputs.empty() || n.outputs[0] != t) return t;
+  if (n.op_type == "Concat" && n.inputs.size() > 1) return std::nullopt;
+  if (n.inputs[0].empty() || data_independent.count(n.inputs[0])) return t;
+  return scale_source(index, marks, pinned, data_independent, n.inputs[0]);
+}
+
 }  // namespace q8

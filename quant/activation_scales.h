@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,5 +20,11 @@ namespace q8 {
 // observed range, which covers the joined values.
 std::map<std::string, float> activation_scales(const GraphIndex& index, const std::vector<NodeMark>& marks, const RangeTable& table,
                                                const std::set<std::string>& pinned, const std::set<std::string>& data_independent);
+
+// The tensor whose table entry gives t's scale under activation_scales' rule: t itself, or, behind
+// single-input scale carriers, the tensor they carry it from. nullopt when a Concat joins scales
+// on the way (its output takes the largest of its inputs').
+std::optional<std::string> scale_source(const GraphIndex& index, const std::vector<NodeMark>& marks, const std::set<std::string>& pinned,
+                                        const std::set<std::string>& data_independent, const std::string& t);
 
 }  // namespace q8

@@ -88,15 +88,21 @@ void prepare(Graph& g, QuantizeReport& report) {
 
 }  // namespace
 
-Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& options, const std::set<std::string>& exclude,
-                     QuantizeReport& report) {
+std::vector<NodeMark> prepare_and_mark(Graph& g, const QuantOptions& options, const std::set<std::string>& exclude,
+                                       QuantizeReport& report) {
   check_exclusions(g, exclude);
   prepare(g, report);
-  // One analysis of the prepared graph serves the steps; the nodes stay as they are until step 3.
   const GraphIndex index(g);
   const ValueTypes types(index);
+  return mark_nodes({index, types, options, data_independent_values(g)}, exclude);
+}
+
+Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& options, const std::set<std::string>& exclude,
+                     QuantizeReport& report) {
+  const std::vector<NodeMark> marks = prepare_and_mark(g, options, exclude, report);
+  // One analysis of the prepared graph serves the remaining steps; the nodes stay as they are until step 3.
+  const GraphIndex index(g);
   const std::set<std::string> independent = data_independent_values(g);
-  const std::vector<NodeMark> marks = mark_nodes({index, types, options, independent}, exclude);
   const std::map<std::string, float> scales = activation_scales(index, marks, table, options.pinned, independent);
   materialize(g, index, marks, scales, options, report);
   return g;

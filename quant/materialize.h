@@ -27,6 +27,11 @@ struct QuantizeReport {
   size_t activation_qdq = 0, weight_dq = 0;
 };
 
+// Steps 0 and 1 on g: BatchNorm and constants folded, the opset raised, every node marked (one
+// mark per node of g as it is afterwards). exclude as in quantize_graph.
+std::vector<NodeMark> prepare_and_mark(Graph& g, const QuantOptions& options, const std::set<std::string>& exclude,
+                                       QuantizeReport& report);
+
 // exclude holds node names and op types to leave in FP32; a name that matches nothing is an error.
 Graph quantize_graph(Graph graph, const RangeTable& table, const QuantOptions& options, const std::set<std::string>& exclude,
                      QuantizeReport& report);

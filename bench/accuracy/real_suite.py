@@ -30,6 +30,8 @@ import time
 import numpy as np
 from PIL import Image
 
+from run_suite import split_method  # noqa: E402  (this folder is on sys.path when run as a script)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 METHODS = ["max", "entropy", "percentile", "mse", "percentile+eq", "mse+eq", "percentile+bc", "mse+bc", "percentile+eq+bc", "mse+eq+bc"]
@@ -124,11 +126,11 @@ def row(q8, work, photos, models_dir, name, method, fp32_cache, h5_cache):
     file, input_name, size, _, _, _, task = MODELS[name]
     model = os.path.join(models_dir, file)
     calib, test = data(work, photos, name)
-    base_method, *variants = method.split("+")
+    base_method, quantize_flags, calibrate_flags = split_method(method)
     base = os.path.join(work, name, name)
-    table = calibrate(q8, model, calib, base, base_method, "eq" in variants, h5_cache.setdefault(name, {}))
+    table = calibrate(q8, model, calib, base, base_method, "--equalize" in calibrate_flags, h5_cache.setdefault(name, {}))
     qdq = f"{base}.{method}.qdq.onnx"
-    run([q8, "quantize", model, "--calib", table, "-o", qdq] + (["--bias-correction"] if "bc" in variants else []))
+    run([q8, "quantize", model, "--calib", table, "-o", qdq] + quantize_flags)
     if task == "matte":
         report = f"{base}.{method}.compare.json"
         run([q8, "compare", model, qdq, "--data", test, "--quiet", "--layers", "0", "--json", report])

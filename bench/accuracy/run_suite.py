@@ -49,7 +49,7 @@ def run(cmd):
 
 def split_method(method):
     """"mse+sq" → ("mse", SmoothQuant's quantize flags, []); "+eq" adds --equalize to calibration,
-    "+bc" --bias-correction to quantization; "mse" → ("mse", [], [])."""
+    "+bc" --bias-correction and "+oa" --output-aware to quantization; "mse" → ("mse", [], [])."""
     base, *variants = method.split("+")
     quantize_flags, calibrate_flags = [], []
     for v in variants:
@@ -59,6 +59,8 @@ def split_method(method):
             calibrate_flags += ["--equalize"]
         elif v == "bc":
             quantize_flags += ["--bias-correction"]
+        elif v == "oa":
+            quantize_flags += ["--output-aware"]
         else:
             raise RuntimeError(f"unknown method variant +{v}")
     return base, quantize_flags, calibrate_flags

@@ -19,6 +19,7 @@
 #include "engine/ops/op.h"
 #include "engine/passes/equalize_channels.h"
 #include "eval/bias_correction.h"
+#include "eval/output_aware_ranges.h"
 #include "quant/materialize.h"
 #include "quant/rules/rule.h"
 #include "quant/smooth_quant.h"
@@ -39,6 +40,8 @@ struct QuantizeOptions {
   std::optional<double> smoothquant;      // --smoothquant ALPHA
   bool bias_correction = false;
   int64_t bias_samples = 64;
+  bool output_aware = false;
+  int64_t output_aware_samples = 16;
   CheckOptions check;
   QuantOptions quant;
   BudgetOptions budget;
@@ -74,27 +77,33 @@ void apply_overrides(RangeTable& table, const std::string& path, const std::stri
   }
 }
 
-// The mean shifts of bias correction, measured on the calibration's own first samples (its data,
-// order and preprocessing from the table's settings) or on --data.
-BiasShifts measure_shifts(const Graph& graph, const RangeTable& table, const QuantizeOptions& o, const std::set<std::string>& exclude) {
+// The first `limit` samples of the calibration's own data (its data, order and preprocessing from
+// the table's settings) or of --data, for `what` (a flag that measures on data).
+std::unique_ptr<BatchStream> calibration_samples(const Graph& graph, const RangeTable& table, const QuantizeOptions& o, int64_t limit,
+                                                 const std::string& what) {
   std::string data = o.budget.data;
   BatchStreamOptions stream;
   if (data.empty()) {
     data = table.data, stream.shuffle = table.shuffle, stream.seed = table.seed;
-    check_argument(!data.empty(), "--bias-correction needs samples: " + o.calib + " records no calibration data; give --data PATH");
+    check_argument(!data.empty(), what + " needs samples: " + o.calib + " records no calibration data; give --data PATH");
   }
   Preprocessing pre;
   if (!table.preprocess.empty()) pre.merge_json_text(table.preprocess, o.calib + " (preprocess)");
-  const auto inputs = open_model_inputs(graph, data, pre, {});
+  auto inputs = open_model_inputs(graph, data, pre, {});
   stream.batch_size = choose_batch_size(graph, std::nullopt, 8, "", pre).size;
-  stream.limit = std::min<int64_t>(int64_t(inputs[0].source->size()), o.bias_samples);
-  log::info("bias correction: measuring on %lld samples of %s\n", static_cast<long long>(stream.limit), data.c_str());
+  stream.limit = std::min<int64_t>(int64_t(inputs[0].source->size()), limit);
+  log::info("%s: measuring on %lld samples of %s\n", what.substr(2).c_str(), static_cast<long long>(stream.limit), data.c_str());
+  return std::make_unique<BatchStream>(std::move(inputs), pre, stream);
+}
+
+// The mean shifts of bias correction, measured on the QDQ model with FP32 weights.
+BiasShifts measure_shifts(const Graph& graph, const RangeTable& table, const QuantizeOptions& o, const std::set<std::string>& exclude) {
+  const auto batches = calibration_samples(graph, table, o, o.bias_samples, "--bias-correction");
   QuantOptions probe_options = o.quant;
   probe_options.fp32_weights = true;
   QuantizeReport probe_report;
   const Graph probe = quantize_graph(graph, table, probe_options, exclude, probe_report);
-  BatchStream batches(inputs, pre, stream);
-  return measure_bias_shifts(probe, batches);
+  return measure_bias_shifts(probe, *batches);
 }
 
 void quantize(QuantizeOptions o) {
@@ -112,6 +121,8 @@ void quantize(QuantizeOptions o) {
               o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32",
               requested.empty() ? "(no --quantize-op)" : requested.c_str(),
               o.smoothquant ? ("SmoothQuant, alpha " + std::to_string(*o.smoothquant)).c_str() : "no SmoothQuant");
+  log::info("refine:   %s\n", o.output_aware ? ("output-aware ranges on up to " + std::to_string(o.output_aware_samples) + " calibration samples").c_str()
+                                                : "none (the table's ranges)");
   log::info("bias:     %s\ncheck:    %s\n",
             o.bias_correction ? ("bias correction on up to " + std::to_string(o.bias_samples) + " calibration samples").c_str() : "no bias correction",
             o.check.samples ? ("against FP32 on " + std::to_string(o.check.samples) + " samples, warning under an output cosine of " +
@@ -148,6 +159,12 @@ void quantize(QuantizeOptions o) {
     for (const auto& [x, why] : smooth.skipped) log::info("  not smoothed %s: %s\n", x.c_str(), why.c_str());
   }
   std::set<std::string> exclude(o.exclude.begin(), o.exclude.end());
+  if (o.output_aware) {
+    const auto batches = calibration_samples(graph, table, o, o.output_aware_samples, "--output-aware");
+    const OutputAwareReport r = refine_ranges_by_output(graph, table, o.quant, exclude, *batches);
+    log::info("output-aware ranges: %zu scale sources chosen by the outputs of %zu layers on %lld samples, median new/old amax %.3g\n",
+              r.sources, r.readers, static_cast<long long>(r.samples), r.median_ratio);
+  }
   std::string budget_json;
   if (!o.budget.budget.empty()) {
     const std::set<std::string> kept = nodes_for_budget(graph, table, o.calib, o.quant, exclude, o.budget, budget_json);
@@ -213,6 +230,10 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_flag("--bias-correction", o->bias_correction,
                 "fold each quantized layer's mean output shift into its bias, measured on the calibration data (docs/calibration.md)");
   cmd->add_option("--bias-correction-samples", o->bias_samples, "samples bias correction measures on")
+      ->capture_default_str()->check(at_least(1));
+  cmd->add_flag("--output-aware", o->output_aware,
+                "choose each activation's amax by the error of the layers reading it, measured on the calibration data (docs/calibration.md)");
+  cmd->add_option("--output-aware-samples", o->output_aware_samples, "samples output-aware ranges measure on")
       ->capture_default_str()->check(at_least(1));
   cmd->add_option("--check-samples", o->check.samples,
                   "samples of the calibration data (held back where there are) the model written is checked on against FP32; 0: no check")
