@@ -2,6 +2,13 @@
 'N passed, M failed' line ctest's output ends with."""
 
 
+def stderr_excerpt(stderr, limit=300):
+    """What a failed command printed, shortened to `limit` characters, except a sanitizer's report,
+    kept whole (its stack is what tells where the fault was)."""
+    text = (stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr or "").strip()
+    return text if "Sanitizer" in text else text[:limit]
+
+
 class Tally:
     def __init__(self):
         self.passed = 0

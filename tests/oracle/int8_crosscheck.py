@@ -33,7 +33,7 @@ sys.path.insert(0, HERE)
 from crosscheck import calibrate_and_quantize, factory_models, make_inputs, oracle_args  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(HERE))
-from tally import Tally  # noqa: E402
+from tally import Tally, stderr_excerpt  # noqa: E402
 
 SKIP = {"resnet18", "detector640", "mobile_detector_opset17", "torch_shape_subgraph_opset9",
         "torch_shape_subgraph_opset11", "torch_shape_subgraph_opset17", "broadcast_static_batch1"}
@@ -166,7 +166,7 @@ def main():
                 print(f"  {name} ({variant}): {fused} fused INT8 ops; {tensors} int8 tensors compared, {exact} bit-identical")
                 tally.check(label, "; ".join(problems[:3]))
             except subprocess.CalledProcessError as e:
-                tally.check(label, f"{os.path.basename(e.cmd[0])} {e.cmd[1]} failed: {(e.stderr or '').strip()[:300]}")
+                tally.check(label, f"{os.path.basename(e.cmd[0])} {e.cmd[1]} failed: {stderr_excerpt(e.stderr)}")
     # A damaged plan: one error line, exit status 1, for each kind of damage.
     good = open(last_plan, "rb").read()
     future = bytearray(good)
@@ -180,7 +180,7 @@ def main():
         p = subprocess.run([a.q8, "run", bad, "--output-dir", os.path.join(a.work, "damaged")], capture_output=True, text=True)
         lines = p.stderr.strip().splitlines()
         ok = p.returncode == 1 and len(lines) == 1 and lines[0].startswith("q8: error:") and expect in lines[0]
-        tally.check(f"q8 run on a plan with {what} fails with one clear line", "" if ok else f"exit {p.returncode}: {p.stderr.strip()[:200]}")
+        tally.check(f"q8 run on a plan with {what} fails with one clear line", "" if ok else f"exit {p.returncode}: {stderr_excerpt(p.stderr, 200)}")
     return tally.finish()
 
 

@@ -22,7 +22,7 @@ sys.path.insert(0, HERE)
 from crosscheck import calibrate_and_quantize, factory_models, make_inputs, oracle_args, run_ort, run_q8  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tally import Tally  # noqa: E402
+from tally import Tally, stderr_excerpt  # noqa: E402
 
 SKIP = {"resnet18", "detector640"}  # large: covered by the FP32 oracle; keep the suite short
 
@@ -52,7 +52,7 @@ def main():
             report(f"ORT runs q8's QDQ model and agrees within one step: {name}", problem)
         except subprocess.CalledProcessError as e:
             report(f"ORT runs q8's QDQ model and agrees within one step: {name}",
-                   f"{os.path.basename(e.cmd[0])} {e.cmd[1]} failed: {(e.stderr or b'').decode().strip()[:300]}")
+                   f"{os.path.basename(e.cmd[0])} {e.cmd[1]} failed: {stderr_excerpt(e.stderr)}")
     # A batch-1 static-shape model and its dynamic-batch twin give identical QDQ outputs.
     static_qdq = os.path.join(a.work, "broadcast_static_batch1", "model.qdq.onnx")
     dynamic_qdq = os.path.join(a.work, "broadcast_dynamic_batch", "model.qdq.onnx")

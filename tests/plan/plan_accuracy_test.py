@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tally import Tally  # noqa: E402
+from tally import Tally, stderr_excerpt  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -38,7 +38,7 @@ def main():
         report = os.path.join(work, f"{engine}.json")
         p = subprocess.run([q8, "compare", MODEL, qdq, "--data", TEST, "--limit", limit, "--batch-size", "250", "--quiet",
                             "--json", report] + flags, capture_output=True, text=True)
-        tally.check(f"q8 compare {' '.join(flags) or '(float Q/DQ)'} runs", "" if p.returncode == 0 else p.stderr.strip()[:300])
+        tally.check(f"q8 compare {' '.join(flags) or '(float Q/DQ)'} runs", "" if p.returncode == 0 else stderr_excerpt(p.stderr))
         if p.returncode == 0:
             top1[engine] = json.load(open(report))["metrics"]["top1"]
     if len(top1) == 2:
@@ -49,7 +49,7 @@ def main():
     bench = os.path.join(work, "bench.json")
     p = subprocess.run([q8, "bench", MODEL, "--int8", qdq, "--shape", "input=8x1x28x28", "--warmup", "1", "--iterations", "3",
                         "--profile", "--json", bench], capture_output=True, text=True)
-    problem = p.stderr.strip()[:300] if p.returncode else ""
+    problem = stderr_excerpt(p.stderr) if p.returncode else ""
     if not problem:
         j = json.load(open(bench))
         for engine in ("fp32", "int8"):
