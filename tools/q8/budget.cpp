@@ -21,8 +21,8 @@ void add_budget_options(CLI::App* cmd, BudgetOptions& o) {
   cmd->add_option("--budget", o.budget,
                   "METRIC=VALUE (top1-drop=0.2, cosine=0.999, miou-drop=0.5, ...): keep the fewest nodes in FP32 that meet it")
       ->group(g);
-  cmd->add_option("--data", o.data, "samples for --budget (those after the calibration's, when it is the same data), --bias-correction and the check "
-                                          "after quantizing (default: the table's calibration data)")
+  cmd->add_option("--data", o.data, "samples for --budget (those after the calibration's, when it is the same data), --bias-correction, --output-aware "
+                                          "and the check after quantizing (default: the table's calibration data)")
       ->group(g);
   cmd->add_option("--budget-samples", o.samples, "held-back samples measured")->capture_default_str()->check(at_least(1))->group(g);
   o.batch_size_option = cmd->add_option("--batch-size", o.batch_size, "samples per batch while measuring (a model whose inputs fix "
