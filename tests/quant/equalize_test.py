@@ -163,6 +163,12 @@ def main():
     plain = q8_weights(os.path.join(work, "plain.qdq.onnx"))
     for k in "ABTDPE":
         np.testing.assert_array_equal(plain[k][0], W[k])
+    # A TensorRT cache of the equalized graph's ranges would mislead TensorRT: one error line, nothing written.
+    cache = os.path.join(work, "eq.cache")
+    p = subprocess.run([q8, "calibrate", path, "--data", os.path.join(work, "x.npy"), "--cache", cache, "--equalize"], capture_output=True,
+                       text=True)
+    assert p.returncode != 0 and "--equalize with --cache" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert not os.path.exists(cache)
     print(f"equalization matches the reference ({sweeps} sweeps); depthwise channel ranges spread "
           f"{before.max() / before.min():.1f}x -> {after.max() / after.min():.1f}x; outputs within "
           f"{np.abs(y1 - y0).max() / np.abs(y0).max():.2e} of the largest")

@@ -195,6 +195,8 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   o.d.resolve();
   check_argument(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
   check_argument(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
+  check_argument(!o.equalize || o.cache.empty(), "--equalize with --cache: the cache would hold the equalized graph's ranges, but TensorRT builds "
+                                               "from the model as given; write --json and let q8 quantize equalize the same way");
   check_output_paths(o);
   check_argument(world.size() == 1 || (o.resume.empty() && o.merge.empty()),
                  "--resume and --merge run in one process, not in a job of " + std::to_string(world.size()) + " ranks");
