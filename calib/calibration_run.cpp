@@ -59,15 +59,16 @@ CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator,
   if (streams == 1) {
     run_stream(calibrator);
   } else {
+    // Every stream's observers exist before any thread starts: a thread must not read the vector
+    // while it grows.
     std::vector<std::unique_ptr<Calibrator>> observers;
+    for (int s = 0; s < streams; ++s) observers.push_back(std::make_unique<Calibrator>(graph, calibrator.options()));
     std::vector<std::thread> workers;
-    for (int s = 0; s < streams; ++s) {
-      observers.push_back(std::make_unique<Calibrator>(graph, calibrator.options()));
+    for (int s = 0; s < streams; ++s)
       workers.emplace_back([&, s] {
         set_compute_threads(threads_per_stream);  // this thread's OpenMP team
         run_stream(*observers[size_t(s)]);
       });
-    }
     for (std::thread& w : workers) w.join();
     if (!error)
       for (const auto& o : observers) calibrator.merge(o->observers()), calibrator.merge_channels(o->channel_amax());
