@@ -14,7 +14,6 @@ one, --bias-correction-samples limits the samples, a table without data and no -
 and the correction brings the QDQ model's output mean closer to FP32's.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -22,6 +21,9 @@ import onnx
 import torch
 import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from command import run_command as q8  # noqa: E402
 
 rng = np.random.default_rng(3)
 W1 = (rng.normal(size=(6, 3, 3, 3)) * 0.6).astype(np.float32)
@@ -120,12 +122,6 @@ def reference_shifts(m, x):
 def biases(m):
     inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
     return {n.name: (inits[n.input[2]] if len(n.input) > 2 and n.input[2] else None) for n in m.graph.node if n.op_type in ("Conv", "Gemm")}
-
-
-def q8(*args, ok=True):
-    p = subprocess.run(list(args), capture_output=True, text=True)
-    assert (p.returncode == 0) == ok, " ".join(args) + "\n" + p.stdout + p.stderr
-    return p.stdout + p.stderr
 
 
 def main():

@@ -18,12 +18,14 @@ no --data is one error line, and nothing is written.
 """
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from command import run_command as q8  # noqa: E402
 
 rng = np.random.default_rng(11)
 W1 = (rng.normal(size=(8, 3, 3, 3)) * 0.5).astype(np.float32)
@@ -113,12 +115,6 @@ def search(readers, max_abs, current):
             if e < best_e or (e == best_e and a > best):
                 best, best_e = a, e
     return best, error
-
-
-def q8(*args, ok=True):
-    p = subprocess.run(list(args), capture_output=True, text=True)
-    assert (p.returncode == 0) == ok, " ".join(args) + "\n" + p.stdout + p.stderr
-    return p.stdout + p.stderr
 
 
 def input_scales(m):
