@@ -211,7 +211,9 @@ OutputAwareReport refine_ranges_by_output(const Graph& model, RangeTable& table,
     std::optional<Reader> r = reader_of(g, i, marks[i]);
     if (!r) continue;
     const std::optional<std::string> source = scale_source(index, marks, options.pinned, independent, r->input);
-    if (!source || !table.activations.count(*source) || table.activations.at(*source).degenerate()) continue;
+    // A range given by --overrides (pinned) is the user's: it stays.
+    if (!source || options.pinned.count(*source) || !table.activations.count(*source) || table.activations.at(*source).degenerate())
+      continue;
     r->source = *source;
     readers_of_value[r->input].push_back(readers.size());
     readers.push_back(std::move(*r));

@@ -13,8 +13,8 @@ of the Gemm's and MatMul's inputs. For each source it searches the doc's candida
 from max |x| to max |x| / 1024, the table's amax, 16 between the best's neighbours) for the least
 Σ ‖(x̂_a − x)·Wᵀ‖² / ‖x·Wᵀ‖² over its readers. q8's chosen scales (the QDQ model's, × 127) must be
 where the reference's error is within 0.1 % of its least, and within 5 % of its amax; the refined
-input's wide channel, which the first Conv barely reads, must be clipped; a table without data and
-no --data is one error line, and nothing is written.
+input's wide channel, which the first Conv barely reads, must be clipped; a range --overrides gives
+stays; a table without data and no --data is one error line, and nothing is written.
 """
 import json
 import os
@@ -166,6 +166,14 @@ def main():
               f"error {error(ranges[source]):.3g} -> {error(a):.3g}")
     assert abs(got["mm"] - got["fc"]) < 1e-9, "the Gemm and the MatMul read one source"
     assert got["conv1"] * 127 < ranges["x"] * 0.7, "the channel the first Conv barely reads is clipped"
+    # A range --overrides gives stays as given; the other sources are still refined.
+    overrides = os.path.join(work, "overrides.json")
+    json.dump({"x": {"amax": 3.0}}, open(overrides, "w"))
+    pinned = os.path.join(work, "pinned.qdq.onnx")
+    q8(binary, "quantize", path, "--calib", table, "-o", pinned, "--output-aware", "--overrides", overrides, "--check-samples", "0")
+    kept = input_scales(onnx.load(pinned))
+    assert abs(kept["conv1"] * 127 - 3.0) < 1e-5, kept["conv1"] * 127
+    assert abs(kept["fc"] - got["fc"]) < 1e-9, (kept["fc"], got["fc"])
     # A table that records no data, and no --data: one error line, nothing written.
     cache = os.path.join(work, "oa.cache")
     q8(binary, "calibrate", path, "--data", data, "--cache", cache)
