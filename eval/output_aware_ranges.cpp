@@ -157,16 +157,16 @@ void finish_rows(Reader& r) {
     d.group_start.push_back(d.group_start.back() + int64_t(rows.size()) / std::max<int64_t>(1, d.d));
   }
   r.by_group.clear();
+  d.energy = output_energy(d, d.rows.data());
 }
 
 }  // namespace
 
 double reader_error(const ReaderRows& r, double amax) {
-  const double energy = output_energy(r, r.rows.data());
-  if (energy <= 0) return 0;
+  if (r.energy <= 0) return 0;
   std::vector<float> delta(r.rows.size());
   quantization_error(r.rows.data(), int64_t(r.rows.size()), float(std::max(amax, kMinAmax) / 127.0), delta.data());
-  return output_energy(r, delta.data()) / energy;
+  return output_energy(r, delta.data()) / r.energy;
 }
 
 double choose_amax(const std::vector<const ReaderRows*>& readers, double max_abs, double current) {

@@ -29,6 +29,7 @@ struct ReaderRows {
   std::vector<int64_t> group_start;  // rows of group g: [group_start[g], group_start[g + 1])
   std::vector<float> weight;        // [groups · outputs, D]
   int64_t d = 0, outputs = 0;
+  double energy = 0;                // ‖P·Wᵀ‖², computed once when the rows are complete
 };
 double reader_error(const ReaderRows& r, double amax);
 
