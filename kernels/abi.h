@@ -7,12 +7,19 @@
 #define Q8_INT8_OUT 0
 #define Q8_INT8_OUT_RESIDUAL 1
 #define Q8_FLOAT_OUT 2
-// GELU in the epilogue (epilogue.cl): from float b and S, float out or QuantizeLinear's int8 out.
+// Activations in the epilogue (epilogue.cl): from float b and S, float out or QuantizeLinear's int8 out.
 // Every mode from Q8_FLOAT_OUT on reads float b and S.
 #define Q8_FLOAT_OUT_GELU 3
 #define Q8_FLOAT_OUT_GELU_TANH 4
 #define Q8_INT8_OUT_GELU 5
 #define Q8_INT8_OUT_GELU_TANH 6
+// The other activations in the epilogue (epilogue_activation.cl), the same two outputs.
+#define Q8_FLOAT_OUT_SWISH 7
+#define Q8_INT8_OUT_SWISH 8
+#define Q8_FLOAT_OUT_HARD_SWISH 9
+#define Q8_INT8_OUT_HARD_SWISH 10
+#define Q8_FLOAT_OUT_SIGMOID 11
+#define Q8_INT8_OUT_SIGMOID 12
 
 // Outputs per work-item of the portable QConv (qconv.cl): a strip along the last axis.
 #define Q8_CONV_STRIP 8

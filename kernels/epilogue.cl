@@ -1,6 +1,6 @@
 // The weighted kernels' epilogue on OpenCL (docs/quantization.md, "Requantization" and "GELU in
 // the epilogue"): what happens to one int32 accumulator, in the modes abi.h names. The program
-// holds it after requantize.cl, exp.cl and gelu.cl, whose functions it calls; the host's
+// holds it after requantize.cl, exp.cl, gelu.cl and epilogue_activation.cl, whose functions it calls; the host's
 // counterpart is engine/plan/reference/epilogue.cpp, over the same functions.
 inline char requantize(int t, float m, int lo, int hi) { return (char)q8_requantized(t, m, lo, hi); }
 
@@ -9,7 +9,7 @@ inline char requantize_residual(int t, float m, char r, float r_scale, int lo, i
 }
 
 // Writes output `index` of channel c from its accumulator. y and bias are the same buffers seen
-// as int8 / float and int32 / float: the mode (abi.h) says which. In the GELU modes bias and
+// as int8 / float and int32 / float: the mode (abi.h) says which. In the activation modes bias and
 // scale are float (b, S), and an int8 output is QuantizeLinear's rne(v / s_y) saturated, with s_y
 // passed as r_scale (no residual there).
 inline void store_output(int mode, __global char* y_q, __global float* y_f, long index, int c, int acc, __global const int* bias_q,
@@ -21,10 +21,9 @@ inline void store_output(int mode, __global char* y_q, __global float* y_f, long
       y_f[index] = v;
       return;
     }
-    const bool tanh_form = mode == Q8_FLOAT_OUT_GELU_TANH || mode == Q8_INT8_OUT_GELU_TANH;
-    const float g = tanh_form ? q8_gelu_tanh(v) : q8_gelu(v);
-    if (mode == Q8_FLOAT_OUT_GELU || mode == Q8_FLOAT_OUT_GELU_TANH) y_f[index] = g;
-    else y_q[index] = (char)q8_quantized(g, r_scale);
+    const float g = q8_epilogue_activation(mode, v);
+    if (q8_int8_after_activation(mode)) y_q[index] = (char)q8_quantized(g, r_scale);
+    else y_f[index] = g;
     return;
   }
   const int t = acc + bias_q[c];

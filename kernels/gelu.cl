@@ -1,4 +1,4 @@
-// GELU in a weighted op's epilogue (docs/quantization.md, "GELU in the epilogue"), the same bits on
+// GELU in a weighted op's epilogue (docs/quantization.md, "Activations in the epilogue"), the same bits on
 // the host and on every OpenCL device: the INT8 reference's epilogue (engine/plan/reference/
 // epilogue.cpp includes this file through engine/ops/gelu_float.h) and epilogue.cl call these
 // functions. erf and tanh are Cephes' erff and tanhf, polynomials in Horner form with explicit fma

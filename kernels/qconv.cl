@@ -52,7 +52,8 @@ __kernel void qconv(__global const char* x, __global const char* w, int c, int m
     store_output(mode, y_q, y_f, first + t, oc, acc[t], bias_q, bias_f, scale, residual, r_scale, lo, hi);
 }
 
-// Depthwise QConv (group = C = M, 2 spatial axes, int8 out) where its input or its output is
+// Depthwise QConv (group = C = M, 2 spatial axes, int8 out: requantized, or an activation then
+// QuantizeLinear, `mode` Q8_INT8_OUT or an int8-out activation mode) where its input or its output is
 // channels-last (engine/opencl/channels_last.h): each work-item computes 16 neighbouring channels
 // of one output position (Q8_DEPTHWISE_CHUNK, which the char16 and int16 vectors below are). w is
 // packed at create as [taps, C]; C is a multiple of 16, so every
@@ -60,8 +61,8 @@ __kernel void qconv(__global const char* x, __global const char* w, int c, int m
 // bytes per load or store (x [N, H, W, C], y [N, OH, OW, C]); an NCHW side one byte per channel.
 // Work-items: output positions, then 16-channel chunks fastest.
 __kernel void qconv_depthwise_nhwc(__global const char* x, __global const char* w_tc, int c, int in_nhwc, int out_nhwc, int count,
-                                   __global const int* geometry, __global char* y_q, __global const int* bias_q,
-                                   __global const float* scale, int lo, int hi) {
+                                   __global const int* geometry, int mode, __global char* y_q, __global const int* bias_q,
+                                   __global const float* bias_f, __global const float* scale, float r_scale, int lo, int hi) {
   const int id = get_global_id(0);
   if (id >= count) return;
   const int in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2], out_h = geometry[Q8_GEO_OUT + 1], out_w = geometry[Q8_GEO_OUT + 2], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2];
@@ -85,13 +86,18 @@ __kernel void qconv_depthwise_nhwc(__global const char* x, __global const char* 
       acc += convert_int16(xv) * convert_int16(as_char16(*(__global const int4*)(w_tc + (b * k_w + e) * c + c0)));
     }
   }
-  const int16 t = acc + *(__global const int16*)(bias_q + c0);
   const float16 m = *(__global const float16*)(scale + c0);
-  const int* tl = (const int*)&t;
   const float* ml = (const float*)&m;
   char16 out;
   char* ol = (char*)&out;
-  for (int i = 0; i < 16; ++i) ol[i] = requantize(tl[i], ml[i], lo, hi);
+  if (mode == Q8_INT8_OUT) {
+    const int16 t = acc + *(__global const int16*)(bias_q + c0);
+    const int* tl = (const int*)&t;
+    for (int i = 0; i < 16; ++i) ol[i] = requantize(tl[i], ml[i], lo, hi);
+  } else {  // an activation, then QuantizeLinear (epilogue.cl's store_output, 16 lanes)
+    const int* al = (const int*)&acc;
+    for (int i = 0; i < 16; ++i) ol[i] = (char)q8_quantized(q8_epilogue_activation(mode, q8_dequantized(al[i], ml[i], bias_f[c0 + i])), r_scale);
+  }
   if (out_nhwc) {
     *(__global int4*)(y_q + (long)pos * c + c0) = as_int4(out);
   } else {

@@ -6,13 +6,14 @@ namespace q8 {
 
 namespace {
 
-// A QConv of int8 output that the device runs on its tensor cores.
-// Its weights, where n is a QConv of int8 output with constant weights and bias.
+// Its weights, where n is a QConv of int8 output (an int32 bias, or a float one with an activation
+// and QuantizeLinear's y_scale after it) with constant weights and bias.
 const Tensor* int8_conv_weights(const Node& n, const GraphIndex& index) {
   if (n.domain != kInt8Domain || n.op_type != "QConv" || n.inputs.size() < 4 || n.outputs.size() != 1) return nullptr;
   const Tensor* w = index.constant(n.inputs[1]);
   const Tensor* bias = index.constant(n.inputs[2]);
-  if (!w || !bias || w->rank() < 3 || bias->dtype() != DType::Int32 || w->dim(0) == 0 || w->dim(1) == 0) return nullptr;
+  const bool int8_out = bias && (bias->dtype() == DType::Int32 || (bias->dtype() == DType::Float32 && n.attr_float("y_scale", 0.0f) > 0.0f));
+  if (!w || !int8_out || w->rank() < 3 || w->dim(0) == 0 || w->dim(1) == 0) return nullptr;
   return w;
 }
 

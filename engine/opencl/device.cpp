@@ -77,7 +77,7 @@ std::vector<Found> find_devices() {
 // The program's source: the files others use first, in this order (abi.h's constants, the
 // epilogue's arithmetic, exp, GELU, the weighted kernels' epilogue), then every other kernel file.
 std::string program_source() {
-  static const char* const kFirst[] = {"abi", "requantize", "exp", "gelu", "epilogue"};
+  static const char* const kFirst[] = {"abi", "requantize", "exp", "gelu", "epilogue_activation", "epilogue"};
   std::string first[std::size(kFirst)], rest;
   for (const auto& [name, body] : kernel_sources) {
     const auto* at = std::find(std::begin(kFirst), std::end(kFirst), std::string_view(name));

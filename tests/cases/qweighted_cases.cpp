@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "engine/ops/exp_float.h"
 #include "engine/ops/gelu_float.h"
 #include "tests/cases/qweighted_cases.h"
 
@@ -26,7 +27,7 @@ std::string WeightedCase::describe() const {
   if (trans_b) s << " transB";
   if (residual) s << " residual";
   if (float_out) s << " float-out";
-  if (!gelu.empty()) s << " gelu[" << gelu << "]";
+  if (!activation.empty()) s << " " << activation;
   if (ties) s << " ties";
   if (extreme) s << " |acc|>2^24";
   s << " clamp[" << lo << "," << hi << "]";
@@ -48,6 +49,16 @@ float expected_float(int64_t acc, float s, float b) {
   return product + b;
 }
 
+// The activation's f(v) as the table of docs/quantization.md writes it (q8's erf, tanh and e^x,
+// which the doc names).
+float expected_activation(const std::string& activation, float v) {
+  if (activation == "Gelu") return q8_gelu(v);
+  if (activation == "GeluTanh") return q8_gelu_tanh(v);
+  if (activation == "Swish") return v * (1.0f / (1.0f + q8_exp(-v)));
+  if (activation == "HardSwish") return v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f));
+  return 1.0f / (1.0f + q8_exp(-v));  // Sigmoid
+}
+
 OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
   std::mt19937 rng(seed);
   Tensor x, w;
@@ -66,17 +77,18 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
   const int64_t channels = k.m, inner = numel(out) / (out[0] * channels);
   // Multipliers: exact powers of two give ties (t odd, M = 0.5); otherwise scales as calibration makes them.
   std::uniform_real_distribution<float> scale(0.0004f, 0.004f);
-  // GELU cases: S so that the float values span GELU's bend (|v| up to about 6), float biases.
-  const bool float_bias = k.float_out || !k.gelu.empty();
+  // Activation cases: S so that the float values span the activations' bends (|v| up to about 6),
+  // float biases.
+  const bool float_bias = k.float_out || !k.activation.empty();
   std::uniform_real_distribution<float> bend(0.5f, 1.5f);
   Tensor bias = float_bias ? Tensor(DType::Float32, {channels}) : Tensor(DType::Int32, {channels});
   Tensor mult(DType::Float32, {channels});
   for (int64_t c = 0; c < channels; ++c) {
-    mult.data<float>()[c] = !k.gelu.empty() ? bend(rng) / (std::sqrt(float(k.c)) * 2000.0f)
+    mult.data<float>()[c] = !k.activation.empty() ? bend(rng) / (std::sqrt(float(k.c)) * 2000.0f)
                             : k.extreme     ? 0x1p-18f
                             : k.ties        ? (c % 2 ? 0.5f : 0.25f)
                                             : scale(rng);
-    if (!k.gelu.empty()) bias.data<float>()[c] = 0.5f * (bend(rng) - 1.0f);
+    if (!k.activation.empty()) bias.data<float>()[c] = 0.5f * (bend(rng) - 1.0f);
     else if (k.float_out) bias.data<float>()[c] = scale(rng) * float(int(rng() % 2001) - 1000);
     else bias.data<int32_t>()[c] = k.ties ? 0 : int32_t(rng() % 20001) - 10000;
   }
@@ -85,10 +97,10 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
 
   Node node = make_node(k.op, {"x", "w", "b", "m"}, {{"lo", Attribute::of_int(k.lo)}, {"hi", Attribute::of_int(k.hi)}}, kInt8Domain);
   if (k.residual) node.inputs.push_back("r"), node.attributes["residual_scale"] = Attribute::of_float(r_scale);
-  const float y_scale = 0.03f;  // GELU's int8 output: ±3.8, so the largest values saturate
-  if (!k.gelu.empty()) {
-    node.attributes["activation"] = Attribute::of_string("Gelu");
-    node.attributes["approximate"] = Attribute::of_string(k.gelu);
+  const float y_scale = 0.03f;  // an activation's int8 output: ±3.8, so the largest values saturate
+  if (!k.activation.empty()) {
+    node.attributes["activation"] = Attribute::of_string(k.activation == "GeluTanh" ? "Gelu" : k.activation);
+    if (k.activation == "GeluTanh") node.attributes["approximate"] = Attribute::of_string("tanh");
     if (!k.float_out) node.attributes["y_scale"] = Attribute::of_float(y_scale);
   }
   if (k.op == "QGemm") {
@@ -107,9 +119,9 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
   Tensor y(k.float_out ? DType::Float32 : DType::Int8, out);
   for (int64_t i = 0; i < y.numel(); ++i) {
     const int64_t ch = (i / inner) % channels;
-    if (!k.gelu.empty()) {  // GELU of the float value, then QuantizeLinear's rne(g / s_y) saturated
+    if (!k.activation.empty()) {  // f of the float value, then QuantizeLinear's rne(g / s_y) saturated
       const float v = expected_float(acc[size_t(i)], mult.data<float>()[ch], bias.data<float>()[ch]);
-      const float g = k.gelu == "tanh" ? q8_gelu_tanh(v) : q8_gelu(v);
+      const float g = expected_activation(k.activation, v);
       const float q = std::nearbyint(g / y_scale);
       if (k.float_out) y.data<float>()[i] = g;
       else y.data<int8_t>()[i] = int8_t(q < -128.0f ? -128 : q > 127.0f ? 127 : int(q));
@@ -170,6 +182,23 @@ std::vector<WeightedCase> conv_cases() {
     k.strides = {1 + i % 2, 1 + i % 2}, k.dilations = {1 + i / 2, 1 + i / 2};
     k.pads = {k.dilations[0], k.dilations[1], k.dilations[0], k.dilations[1]};
     k.residual = i == 1, k.float_out = i == 2, k.ties = i == 3, k.lo = i == 0 ? 0 : -128;
+    cases.push_back(k);
+  }
+  // Activations in the epilogue: each one, int8 and float out, dense, grouped and depthwise (16
+  // channels: the channels-last depthwise kernel's chunk), strided and padded.
+  const struct {
+    const char* activation;
+    int64_t c, m, group, kernel, stride;
+    bool float_out;
+  } act[] = {{"Swish", 16, 16, 16, 3, 1, false},   {"Swish", 6, 10, 2, 3, 2, true},  {"HardSwish", 7, 17, 1, 1, 1, false},
+             {"HardSwish", 32, 32, 32, 5, 2, false}, {"Sigmoid", 9, 5, 1, 3, 1, true}, {"Sigmoid", 4, 8, 1, 2, 1, false},
+             {"Gelu", 8, 8, 8, 3, 1, false}};
+  for (const auto& v : act) {
+    WeightedCase k;
+    k.activation = v.activation, k.c = v.c, k.m = v.m, k.group = v.group, k.float_out = v.float_out;
+    k.n = 2, k.in = {9, 13}, k.kernel = {v.kernel, v.kernel}, k.strides = {v.stride, v.stride}, k.dilations = {1, 1};
+    k.output_padding = {0, 0};
+    k.pads = {v.kernel / 2, v.kernel / 2, v.kernel / 2, v.kernel / 2};
     cases.push_back(k);
   }
   return cases;
@@ -252,15 +281,17 @@ std::vector<WeightedCase> gemm_cases() {
     tiles.op = "QGemm", tiles.c = 100, tiles.m = 70, tiles.in = {41}, tiles.trans_b = trans, tiles.residual = trans;
     cases.push_back(tiles);
   }
-  // GELU in the epilogue: int8 and float out, both forms, tiles and odd sizes, transB both ways.
+  // Activations in the epilogue: int8 and float out, both forms, tiles and odd sizes, transB both ways.
   const struct {
     int64_t k, n, rows;
     bool trans, float_out;
     const char* form;
-  } gelu[] = {{33, 31, 13, false, false, "none"}, {64, 70, 41, true, false, "tanh"}, {17, 7, 3, false, true, "none"}, {100, 33, 5, true, true, "tanh"}};
-  for (const auto& v : gelu) {
+  } act[] = {{33, 31, 13, false, false, "Gelu"},      {64, 70, 41, true, false, "GeluTanh"}, {17, 7, 3, false, true, "Gelu"},
+             {100, 33, 5, true, true, "GeluTanh"},   {48, 40, 17, false, false, "Swish"},   {20, 9, 4, true, true, "HardSwish"},
+             {64, 64, 33, true, false, "HardSwish"}, {31, 12, 6, false, false, "Sigmoid"}};
+  for (const auto& v : act) {
     WeightedCase k;
-    k.op = "QGemm", k.c = v.k, k.m = v.n, k.in = {v.rows}, k.trans_b = v.trans, k.float_out = v.float_out, k.gelu = v.form;
+    k.op = "QGemm", k.c = v.k, k.m = v.n, k.in = {v.rows}, k.trans_b = v.trans, k.float_out = v.float_out, k.activation = v.form;
     cases.push_back(k);
   }
   WeightedCase big;  // last: the harness checks that its accumulators pass 2^24

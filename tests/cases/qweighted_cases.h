@@ -15,7 +15,9 @@ struct WeightedCase {
   std::vector<int64_t> in, kernel, strides, dilations, pads, output_padding;  // spatial (QGemm: in = {rows}, kernel = {})
   bool trans_b = false, residual = false, float_out = false, ties = false, extreme = false;
   int32_t lo = -128, hi = 127;
-  std::string gelu;  // QGemm: "none" or "tanh" puts GELU in the epilogue (float b and S; int8 out by y_scale unless float_out)
+  // An activation in the epilogue (docs/quantization.md, "Activations in the epilogue"): "Gelu",
+  // "GeluTanh", "Swish", "HardSwish" or "Sigmoid"; float b and S, int8 out by y_scale unless float_out.
+  std::string activation;
 
   std::string describe() const;
 };

@@ -1,4 +1,4 @@
-// GELU in a weighted op's epilogue (docs/quantization.md, "GELU in the epilogue"): q8's erf and
+// GELU in a weighted op's epilogue (docs/quantization.md, "Activations in the epilogue"): q8's erf and
 // tanh against the double functions, and the lowering of MatMul + Add + GELU (+ Q) into one QGemm
 // for every form exporters write, against the QDQ graph run op by op.
 #include <gtest/gtest.h>

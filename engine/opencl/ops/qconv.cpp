@@ -99,7 +99,7 @@ class ClQConvDepthwiseNhwc final : public ClQConvBase {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const int c = int(x.dim(1)), in_nhwc = sides_.in, out_nhwc = sides_.out, count = int(chunks_);
     const cl_kernel k = device_->kernel("qconv_depthwise_nhwc");
-    set_args(k, x, w_, c, in_nhwc, out_nhwc, count, geometry_, out[0], bias_, scale_, lo_, hi_);
+    set_args(k, x, w_, c, in_nhwc, out_nhwc, count, geometry_, mode(nullptr), out[0], bias_, bias_, scale_, r_scale_, lo_, hi_);
     if (count > 0) device_->launch(k, {size_t(count)}, {64});
   }
 
@@ -173,9 +173,9 @@ class ClQConvMma final : public ClQConvBase {
 
 }  // namespace
 
-Support supports_QConv(const NodeView& view, const DeviceCaps&) {
+Support supports_QConv(const NodeView& view, const DeviceCaps& caps) {
   if (Support s = int8_support(view); !s.ok) return s;
-  if (std::string why = conv_epilogue_refusal(view.node); !why.empty()) return Support::no(why);
+  if (std::string why = epilogue_refusal(view.node, caps); !why.empty()) return Support::no(why);
   const int64_t rank = view.constant(1)->rank();
   if (rank < 3 || rank > 5) return Support::no("the OpenCL QConv takes 1 to 3 spatial axes");
   return Support::yes();

@@ -92,7 +92,7 @@ class ClQGemmMma final : public ClQGemmBase {
 
 Support supports_QGemm(const NodeView& view, const DeviceCaps& caps) {
   if (Support s = int8_support(view); !s.ok) return s;
-  if (view.node.has("activation") && !caps.exact_divide) return Support::no(kNoExactDivide);  // gelu.cl divides
+  if (std::string why = epilogue_refusal(view.node, caps); !why.empty()) return Support::no(why);
   return Support::yes();
 }
 

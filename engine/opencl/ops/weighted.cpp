@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "engine/ops/epilogue_activation.h"
+#include "engine/plan/epilogue_mode.h"
+
 namespace q8 {
 
 ClWeighted::ClWeighted(std::shared_ptr<OpenClDevice> device, const NodeView& view) : ClInt8Node(std::move(device), view) {
@@ -11,16 +14,14 @@ ClWeighted::ClWeighted(std::shared_ptr<OpenClDevice> device, const NodeView& vie
   float_out_ = view.constant(2)->dtype() == DType::Float32;
   r_scale_ = n.attr_float("residual_scale", 0.0f);
   lo_ = int(n.attr_int("lo", -128)), hi_ = int(n.attr_int("hi", 127));
-  if (n.has("activation")) {  // "Gelu": the reference op (shapes_) has checked the rest
-    const bool tanh_form = n.attr_string("approximate", "none") == "tanh";
-    const float y_scale = n.attr_float("y_scale", 0.0f);
-    gelu_mode_ = y_scale > 0.0f ? (tanh_form ? Q8_INT8_OUT_GELU_TANH : Q8_INT8_OUT_GELU) : (tanh_form ? Q8_FLOAT_OUT_GELU_TANH : Q8_FLOAT_OUT_GELU);
-    if (y_scale > 0.0f) r_scale_ = y_scale;
-  }
+  activation_mode_ = epilogue_mode(n);  // the reference op (shapes_) has checked the rest
+  if (activation_mode_ >= 0 && q8_int8_after_activation(activation_mode_)) r_scale_ = n.attr_float("y_scale", 0.0f);
 }
 
-std::string conv_epilogue_refusal(const Node& node) {
-  return node.has("activation") ? "an activation in the epilogue runs in the OpenCL QGemm only" : "";
+std::string epilogue_refusal(const Node& node, const DeviceCaps& caps) {
+  if (!node.has("activation")) return "";
+  if (node.op_type == "QConvTranspose") return "an activation in the epilogue runs in the OpenCL QConv and QGemm only";
+  return caps.exact_divide ? "" : kNoExactDivide;  // epilogue_activation.cl and gelu.cl divide
 }
 
 void ClWeighted::check_row_groups(size_t groups, int rows, const MmaTile& tile) const {

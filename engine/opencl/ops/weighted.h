@@ -18,7 +18,7 @@ class ClWeighted : public ClInt8Node {
  protected:
   // abi.h's epilogue mode of a run with or without a residual.
   int mode(const Tensor* residual) const {
-    if (gelu_mode_ >= 0) return gelu_mode_;
+    if (activation_mode_ >= 0) return activation_mode_;
     return float_out_ ? Q8_FLOAT_OUT : residual ? Q8_INT8_OUT_RESIDUAL : Q8_INT8_OUT;
   }
   // The residual argument: the residual, else any buffer (never read unless the mode says so).
@@ -37,18 +37,18 @@ class ClWeighted : public ClInt8Node {
   }
 
   Tensor bias_, scale_;
-  bool float_out_ = false;        // float b and S (float output, or a GELU epilogue)
-  int gelu_mode_ = -1;            // a GELU mode of abi.h, or -1
+  bool float_out_ = false;        // float b and S (float output, or an activation in the epilogue)
+  int activation_mode_ = -1;      // an activation's epilogue mode (abi.h), or -1
   int lo_ = -128, hi_ = 127;
-  float r_scale_ = 0.0f;          // R, or s_y in Q8_INT8_OUT_GELU*
+  float r_scale_ = 0.0f;          // R, or s_y of an activation with int8 output
 
  private:
   void check_row_groups(size_t groups, int rows, const MmaTile& tile) const;
 };
 
-// Why an OpenCL QConv or QConvTranspose does not take node, "" if it does: an activation in the
-// epilogue is QGemm's only (the lowering writes it there; qconv_depthwise_nhwc has no such mode).
-std::string conv_epilogue_refusal(const Node& node);
+// Why the OpenCL QConv, QConvTranspose or QGemm does not take node's epilogue, "" if it does: an
+// activation runs in QConv's and QGemm's kernels, on a device that divides correctly rounded.
+std::string epilogue_refusal(const Node& node, const DeviceCaps& caps);
 
 // The geometry table of a window (abi.h's Q8_GEO_* slots), for windows of 1 to 3 spatial axes.
 Tensor window_geometry(const ResolvedWindow& r, const Dims& in_spatial);

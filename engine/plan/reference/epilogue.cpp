@@ -3,7 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/ops/gelu_float.h"
+#include "engine/ops/epilogue_activation.h"
+#include "engine/plan/epilogue_mode.h"
 
 namespace q8 {
 
@@ -13,15 +14,7 @@ Epilogue::Epilogue(const Node& node)
       residual_scale_(node.attr_float("residual_scale", 0.0f)) {
   check(bounds_.lo >= -128 && bounds_.lo <= bounds_.hi && bounds_.hi <= 127,
         "clamp bounds [" + std::to_string(bounds_.lo) + ", " + std::to_string(bounds_.hi) + "] are not inside [-128, 127]");
-  const std::string activation = node.attr_string("activation", "");
-  if (!activation.empty()) {
-    check(activation == "Gelu", node.describe() + ": activation '" + activation + "' is not 'Gelu'");
-    const std::string approximate = node.attr_string("approximate", "none");
-    check(approximate == "none" || approximate == "tanh", node.describe() + ": approximate='" + approximate + "' is not 'none' or 'tanh'");
-    activation_ = approximate == "tanh" ? Activation::GeluTanh : Activation::Gelu;
-  }
-  check(y_scale_ == 0.0f || (activation_ != Activation::None && std::isfinite(y_scale_) && y_scale_ > 0.0f),
-        node.describe() + ": y_scale needs an activation and a positive finite value");
+  mode_ = epilogue_mode(node);
 }
 
 DType Epilogue::check_inputs(const std::vector<TensorDesc>& in, int64_t channels, const Dims& out, const std::string& name) const {
@@ -33,7 +26,7 @@ DType Epilogue::check_inputs(const std::vector<TensorDesc>& in, int64_t channels
   check(numel(bias.dims) == channels && numel(scale.dims) == channels && scale.dtype == DType::Float32,
         name + ": bias and scale need " + std::to_string(channels) + " values each, they have " +
             std::to_string(numel(bias.dims)) + " and " + std::to_string(numel(scale.dims)));
-  check(activation_ == Activation::None || float_out, name + ": an activation in the epilogue needs a float32 bias and scale");
+  check(mode_ < 0 || float_out, name + ": an activation in the epilogue needs a float32 bias and scale");
   if (in.size() > 4 && in[4].dtype != DType::Undefined)
     check(!float_out && in[4].dtype == DType::Int8 && in[4].dims == out,
           name + ": the residual must be int8 of the output's shape " + dims_to_string(out));
@@ -52,11 +45,11 @@ void Epilogue::bind(const Inputs& in) {
 void Epilogue::store(Tensor& y, int64_t index, int64_t c, int64_t acc) const {
   if (float_out_) {
     const float v = dequantize_accumulator(checked_accumulator(acc, "output"), scale_[c], bias_f_[c]);
-    if (activation_ == Activation::None) {
+    if (mode_ < 0) {
       y.data<float>()[index] = v;
       return;
     }
-    const float g = activation_ == Activation::Gelu ? q8_gelu(v) : q8_gelu_tanh(v);
+    const float g = q8_epilogue_activation(mode_, v);
     if (y_scale_ > 0.0f) y.data<int8_t>()[index] = int8_t(q8_quantized(g, y_scale_));
     else y.data<float>()[index] = g;
     return;

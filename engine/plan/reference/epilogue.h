@@ -12,9 +12,10 @@ namespace q8 {
 
 // Inputs 2.. of a weighted q8 op: bias (int32 b_q → int8 output; float32 b → float32 output),
 // scale float32[C] (M, or S for float output), and an optional int8 residual shaped like the
-// output; attributes lo, hi and residual_scale. With activation = "Gelu" (approximate "none" or
-// "tanh"; float b and S), GELU of the float value, and with y_scale an int8 output quantized by
-// QuantizeLinear's arithmetic (docs/quantization.md, "GELU in the epilogue").
+// output; attributes lo, hi and residual_scale. With an activation (float b and S; "Gelu" with its
+// approximate, "Swish", "HardSwish", "Sigmoid": engine/plan/epilogue_mode.h), that function of the
+// float value, and with y_scale an int8 output quantized by QuantizeLinear's arithmetic
+// (docs/quantization.md, "Activations in the epilogue").
 class Epilogue {
  public:
   Epilogue(const Node& node);
@@ -28,9 +29,8 @@ class Epilogue {
   void store(Tensor& y, int64_t index, int64_t c, int64_t acc) const;
 
  private:
-  enum class Activation { None, Gelu, GeluTanh };
   ClampBounds bounds_;
-  Activation activation_ = Activation::None;
+  int mode_ = -1;  // the activation's epilogue mode (kernels/abi.h), or -1
   float y_scale_ = 0.0f;  // > 0: int8 output after the float epilogue
   float residual_scale_ = 0.0f;
   bool float_out_ = false;

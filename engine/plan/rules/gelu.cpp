@@ -1,4 +1,4 @@
-// The GELU a weighted op's epilogue takes (docs/quantization.md, "GELU in the epilogue"): an ONNX
+// The GELU a weighted op's epilogue takes (docs/quantization.md, "Activations in the epilogue"): an ONNX
 // Gelu, or x · 0.5 · (1 + Erf(x / √2)) as exporters write it before opset 20, in the orders they
 // write it, read by nothing else.
 #include <cmath>
@@ -8,14 +8,6 @@
 namespace q8 {
 
 namespace {
-
-// The node of op_type in the default domain, with one output, that alone reads value; or -1.
-int sole_reader_of(const QdqGraph& g, const std::string& value, const char* op_type) {
-  const int r = g.sole_reader(value);
-  if (r < 0) return -1;
-  const Node& n = g.node(r);
-  return n.domain.empty() && n.op_type == op_type && n.outputs.size() == 1 ? r : -1;
-}
 
 // Whether constant is a float32 scalar (any rank, one element) within 1e-6 relative of want.
 bool scalar_near(const QdqGraph& g, const std::string& constant, double want) {
@@ -35,7 +27,7 @@ bool reads_pair(const Node& n, const std::string& a, const std::string& b) {
   return n.inputs.size() == 2 && ((n.inputs[0] == a && n.inputs[1] == b) || (n.inputs[0] == b && n.inputs[1] == a));
 }
 
-std::optional<GeluChain> erf_form(const QdqGraph& g, const std::string& x) {
+std::optional<EpilogueActivation> erf_form(const QdqGraph& g, const std::string& x) {
   if (g.is_graph_output(x)) return std::nullopt;
   const std::vector<int>& readers = g.readers(x);
   if (readers.size() != 2 || readers[0] == readers[1]) return std::nullopt;
@@ -53,7 +45,7 @@ std::optional<GeluChain> erf_form(const QdqGraph& g, const std::string& x) {
     const std::string& one_plus = g.node(a).outputs[0];
     const Node& mn = g.node(m);
     if (!mn.domain.empty() || mn.op_type != "Mul" || mn.outputs.size() != 1) continue;
-    GeluChain chain{{d, e, a, m}, "", "none"};
+    EpilogueActivation chain{{d, e, a, m}, "", "Gelu", "none"};
     if (reads_with_scalar(g, mn, x, 0.5)) {  // (x · 0.5) · (1 + erf)
       const int p = sole_reader_of(g, mn.outputs[0], "Mul");
       if (p < 0 || p != sole_reader_of(g, one_plus, "Mul") || !reads_pair(g.node(p), mn.outputs[0], one_plus)) continue;
@@ -76,11 +68,11 @@ std::optional<GeluChain> erf_form(const QdqGraph& g, const std::string& x) {
 
 }  // namespace
 
-std::optional<GeluChain> follow_gelu(const QdqGraph& g, const std::string& value) {
+std::optional<EpilogueActivation> follow_gelu(const QdqGraph& g, const std::string& value) {
   if (const int r = sole_reader_of(g, value, "Gelu"); r >= 0) {
     const std::string approximate = g.node(r).attr_string("approximate", "none");
     if (approximate != "none" && approximate != "tanh") return std::nullopt;
-    return GeluChain{{r}, g.node(r).outputs[0], approximate};
+    return EpilogueActivation{{r}, g.node(r).outputs[0], "Gelu", approximate};
   }
   return erf_form(g, value);
 }

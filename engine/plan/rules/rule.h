@@ -37,14 +37,22 @@ struct ActivationChain {
 };
 ActivationChain follow_activations(const QdqGraph& g, const std::string& value);
 
-// A GELU that alone reads value (docs/quantization.md, "GELU in the epilogue"): an ONNX Gelu, or
-// the Erf form exporters write; its nodes, its output and its `approximate` ("none" or "tanh").
-struct GeluChain {
+// An activation a weighted op's epilogue takes (docs/quantization.md, "Activations in the
+// epilogue"): its nodes, its output, its name as the fused op's `activation` attribute ("Gelu",
+// "Swish", "HardSwish", "Sigmoid") and, for Gelu, its `approximate` ("none" or "tanh").
+struct EpilogueActivation {
   std::vector<int> nodes;
   std::string output;
+  std::string activation;
   std::string approximate = "none";
 };
-std::optional<GeluChain> follow_gelu(const QdqGraph& g, const std::string& value);
+// A GELU that alone reads value: an ONNX Gelu, or the Erf form exporters write (rules/gelu.cpp).
+std::optional<EpilogueActivation> follow_gelu(const QdqGraph& g, const std::string& value);
+// The activation that alone reads value: a GELU, Mul(x, Sigmoid(x)), HardSwish or Sigmoid
+// (rules/epilogue_activation.cpp).
+std::optional<EpilogueActivation> follow_epilogue_activation(const QdqGraph& g, const std::string& value);
+// The node of op_type in the default domain, with one output, that alone reads value; or -1.
+int sole_reader_of(const QdqGraph& g, const std::string& value, const char* op_type);
 
 // The QuantizeLinear with per-tensor int8 parameters that is value's sole reader, or -1.
 int sole_per_tensor_quantize(const QdqGraph& g, const std::string& value, QuantParams& params);

@@ -1,6 +1,7 @@
 // DQ(x), DQ(w) → Conv | ConvTranspose | Gemm | MatMul (+ bias, or a MatMul's bias Add) [→
-// Relu/Clip…] [→ Add(DQ(r)) [→ Relu/Clip…]] → Q  becomes one QConv, QConvTranspose or QGemm with
-// int8 output; with no Q after it, one with FP32 output (docs/quantization.md, "Requantization").
+// Relu/Clip… | Add(DQ(r)) [→ Relu/Clip…] | GELU, Swish, HardSwish or Sigmoid] → Q  becomes one
+// QConv, QConvTranspose or QGemm with int8 output; with no Q after it, one with FP32 output
+// (docs/quantization.md, "Requantization" and "Activations in the epilogue").
 #include <cmath>
 
 #include "engine/ir/weight_axis.h"
@@ -166,11 +167,11 @@ const char* fused_type(const std::string& op) {
 }
 
 // What follows the weighted op up to its Q: Relu/Clip, or a residual Add (its other input from a
-// per-tensor DQ of a non-constant value, broadcast-free) with Relu/Clip after it, or (Gemm and
-// MatMul) a GELU.
+// per-tensor DQ of a non-constant value, broadcast-free) with Relu/Clip after it, or (Conv, Gemm
+// and MatMul) an activation computed in float (GELU, Swish, HardSwish, Sigmoid).
 struct Epilogue {
   ActivationChain first, after_add{{}, ""};
-  std::optional<GeluChain> gelu;
+  std::optional<EpilogueActivation> activation;  // in float
   int add = -1, residual_dq = -1;  // the Add and its other input's DequantizeLinear, or -1
   QuantParams residual;
   std::string tail;                // the value a Q must read to end the fusion
@@ -183,11 +184,9 @@ Epilogue follow_epilogue(const QdqGraph& g, const Node& op, const std::string& o
   e.first = follow_activations(g, out);
   e.tail = e.first.output;
   if (!e.first.nodes.empty()) return e;
-  if (op.op_type == "Gemm" || op.op_type == "MatMul") {
-    if ((e.gelu = follow_gelu(g, out))) {
-      e.tail = e.gelu->output;
-      return e;
-    }
+  if (op.op_type != "ConvTranspose" && (e.activation = follow_epilogue_activation(g, out))) {
+    e.tail = e.activation->output;
+    return e;
   }
   const int reader = g.sole_reader(out);
   if (reader < 0 || g.node(reader).op_type != "Add" || !g.node(reader).domain.empty()) return e;
@@ -300,13 +299,13 @@ std::optional<Fusion> lower_weighted_op(const QdqGraph& g, int anchor, std::stri
   const Epilogue e = follow_epilogue(g, op, out);
   QuantParams y;
   const bool int8_out = end_at_quantize(g, e.tail, f, y);
-  if (e.gelu) {  // float b and S, GELU, then QuantizeLinear's arithmetic where a Q follows
+  if (e.activation) {  // float b and S, the activation, then QuantizeLinear's arithmetic where a Q follows
     finish_float_output(g, op, *w, *bias, x.scale(), f);
-    f.fused.attributes["activation"] = Attribute::of_string("Gelu");
-    f.fused.attributes["approximate"] = Attribute::of_string(e.gelu->approximate);
+    f.fused.attributes["activation"] = Attribute::of_string(e.activation->activation);
+    if (e.activation->activation == "Gelu") f.fused.attributes["approximate"] = Attribute::of_string(e.activation->approximate);
     if (int8_out) f.fused.attributes["y_scale"] = Attribute::of_float(y.scale());
-    else f.fused.outputs = {e.gelu->output};
-    f.consumed.insert(f.consumed.end(), e.gelu->nodes.begin(), e.gelu->nodes.end());
+    else f.fused.outputs = {e.activation->output};
+    f.consumed.insert(f.consumed.end(), e.activation->nodes.begin(), e.activation->nodes.end());
   } else if (!int8_out) {
     finish_float_output(g, op, *w, *bias, x.scale(), f);
   } else {
