@@ -12,21 +12,12 @@ Writes OUT/NAME.onnx, OUT/calib/NAME/*.npy (8 samples) and OUT/torch_cnn.json.
 import argparse
 import json
 import os
-import time
 
 import numpy as np
 import torch
 import torchvision
 
-
-def timeit(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t) / reps
+from torch_peers import timeit  # noqa: E402  (this folder is on sys.path when run as a script)
 
 
 def main():
