@@ -5,7 +5,7 @@ weights, exported to ONNX for q8 (opset 17), calibration samples for q8 calibrat
 the same GPU as their peer: FP16 channels-last, eager and torch.compile, img/s at each batch. TF32
 is off.
 
-    cnn_peers_device.py OUT [--models efficientnet_b0,mobilenet_v3_large] [--batches 1,64] [--no-compile]
+    cnn_peers_device.py OUT [--models efficientnet_b0,mobilenet_v3_large] [--batches 1,64] [--no-compile] [--export-only]
 
 Writes OUT/NAME.onnx, OUT/calib/NAME/*.npy (8 samples) and OUT/torch_cnn.json.
 """
@@ -26,6 +26,7 @@ def main():
     ap.add_argument("--models", default="efficientnet_b0,mobilenet_v3_large")
     ap.add_argument("--batches", default="1,64")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--export-only", action="store_true", help="the ONNX models and calibration samples, no timing")
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -43,6 +44,8 @@ def main():
         rng = np.random.default_rng(0)
         for i in range(8):
             np.save(os.path.join(calib, f"{i}.npy"), rng.standard_normal((3, 224, 224)).astype(np.float32))
+        if a.export_only:
+            continue
         m = model.cuda().half().to(memory_format=torch.channels_last)
         forms = [("fp16_nhwc", m)]
         if not a.no_compile:

@@ -186,6 +186,10 @@ nlohmann::ordered_json timing_json(const Timing& t) {
     for (const auto& [name, k] : t.device->per_kernel)
       kernels.push_back({{"kernel", name}, {"launches_per_run", double(k.launches) / runs}, {"ms_per_run", k.ms / runs}});
     j["device_kernels"] = kernels;
+    nlohmann::ordered_json launches = nlohmann::ordered_json::array();  // by kernel and global size: one layer from another
+    for (const auto& [name, k] : t.device->per_launch)
+      launches.push_back({{"launch", name}, {"launches_per_run", double(k.launches) / runs}, {"ms_per_run", k.ms / runs}});
+    j["device_launches"] = launches;
   }
   j["arena_bytes"] = t.memory.arena.arena_bytes;
   j["executor_buffer_bytes_without_reuse"] = t.memory.owned_bytes;
