@@ -21,6 +21,9 @@
 #define Q8_FLOAT_OUT_SIGMOID 11
 #define Q8_INT8_OUT_SIGMOID 12
 
+// Lanes of GlobalAveragePool's work-group, one per partial sum of engine/ops/plane_sum.h.
+#define Q8_PLANE_SUM_LANES 64
+
 // Outputs per work-item of the portable QConv (qconv.cl): a strip along the last axis.
 #define Q8_CONV_STRIP 8
 // Channels per work-item of the channels-last depthwise QConv (qconv.cl).

@@ -1,16 +1,23 @@
-// GlobalAveragePool on float32, as engine/ops/global_average_pool.cpp: each plane's mean summed in
-// double, value i into partial sum i mod 4, combined as (s0 + s1) + (s2 + s3). Needs cl_khr_fp64.
+// GlobalAveragePool on float32, as engine/ops/plane_sum.h orders the sum: one work-group of
+// Q8_PLANE_SUM_LANES (64) lanes per plane, lane k summing values k, k + 64, … in double (neighbouring
+// lanes read neighbouring values), then the 64 partial sums halved pairwise in local memory,
+// s[j] + s[j + w] for w = 32, 16, …, 1. Needs cl_khr_fp64.
 #ifdef Q8_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-__kernel void global_average_pool(__global const float* x, __global float* y, long planes, long size) {
-  const long p = get_global_id(0);
-  if (p >= planes) return;
+__kernel __attribute__((reqd_work_group_size(Q8_PLANE_SUM_LANES, 1, 1))) void global_average_pool(__global const float* x, __global float* y,
+                                                                                                  long planes, long size) {
+  __local double s[Q8_PLANE_SUM_LANES];
+  const long p = get_group_id(0);
+  const int k = (int)get_local_id(0);
   __global const float* v = x + p * size;
-  double s[4] = {0.0, 0.0, 0.0, 0.0};
-  long i = 0;
-  for (; i + 4 <= size; i += 4)
-    for (int k = 0; k < 4; ++k) s[k] += (double)v[i + k];
-  for (int k = 0; i < size; ++i, ++k) s[k] += (double)v[i];
-  y[p] = (float)(((s[0] + s[1]) + (s[2] + s[3])) / (double)size);
+  double a = 0.0;
+  for (long i = k; i < size; i += Q8_PLANE_SUM_LANES) a += (double)v[i];
+  s[k] = a;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = Q8_PLANE_SUM_LANES / 2; w > 0; w /= 2) {
+    if (k < w) s[k] = s[k] + s[k + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (k == 0) y[p] = (float)(s[0] / (double)size);
 }
 #endif

@@ -1,7 +1,8 @@
-// GlobalAveragePool: Y[n, c, 1…] = mean of X[n, c, …], accumulated in double in four interleaved
-// partial sums (element i into sum i mod 4, combined as (s0 + s1) + (s2 + s3)): a fixed order that
-// depends on the plane's size only, without one long chain of dependent additions.
+// GlobalAveragePool: Y[n, c, 1…] = mean of X[n, c, …], accumulated in double in the order
+// engine/ops/plane_sum.h fixes (64 interleaved partial sums, then halving): an order that depends
+// on the plane's size only, which a GPU work-group follows with every lane busy.
 #include "engine/ops/global_pool.h"
+#include "engine/ops/plane_sum.h"
 
 namespace q8 {
 
@@ -10,12 +11,10 @@ class GlobalAveragePool final : public Op {
  public:
   std::vector<Tensor> run(const Inputs& in) const override {
     return {global_pool(in, "GlobalAveragePool", [](const float* v, int64_t n) {
-      double s[4] = {0, 0, 0, 0};
-      int64_t i = 0;
-      for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; ++k) s[k] += double(v[i + k]);
-      for (int k = 0; i < n; ++i, ++k) s[k] += double(v[i]);
-      return float(((s[0] + s[1]) + (s[2] + s[3])) / double(n));
+      double s[kPlaneSumLanes] = {};
+      for (int64_t i0 = 0; i0 < n; i0 += kPlaneSumLanes)
+        for (int64_t k = 0; k < std::min<int64_t>(kPlaneSumLanes, n - i0); ++k) s[k] += double(v[i0 + k]);
+      return float(halving_sum(s) / double(n));
     })};
   }
 };

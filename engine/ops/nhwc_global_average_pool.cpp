@@ -1,12 +1,14 @@
 // GlobalAveragePool of domain com.ms.internal.nhwc: X [N, S…, C] → Y [N, 1…, C], each channel's
-// mean accumulated exactly as the channels-first op does (engine/ops/global_average_pool.cpp):
-// in double, position i into partial sum i mod 4, combined as (s0 + s1) + (s2 + s3). Channels
-// are summed side by side, a block of them per task.
+// mean accumulated exactly as the channels-first op does (engine/ops/plane_sum.h: in double,
+// position i into partial sum i mod 64, then halving). Channels are summed side by side, a block of
+// them per task.
 #include <algorithm>
+#include <vector>
 
 #include "engine/cpu/parallel.h"
 #include "engine/ops/channels_last.h"
 #include "engine/ops/elementwise.h"
+#include "engine/ops/plane_sum.h"
 
 namespace q8 {
 
@@ -25,15 +27,20 @@ class NhwcGlobalAveragePool final : public Op {
     const float* px = x.data<float>();
     float* py = y.data<float>();
     parallel_for(n * blocks, 1, [&](int64_t t0, int64_t t1) {
-      double s[4][kBlock];
+      std::vector<double> s(size_t(kPlaneSumLanes * kBlock));  // s[lane · kBlock + channel]
+      double lanes[kPlaneSumLanes];
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t sample = t / blocks, c0 = (t % blocks) * kBlock, width = std::min(kBlock, c - c0);
-        for (auto& partial : s) std::fill(partial, partial + width, 0.0);
+        std::fill(s.begin(), s.end(), 0.0);
         const float* src = px + sample * size * c + c0;
-        for (int64_t i = 0; i < size; ++i)
-          for (int64_t j = 0; j < width; ++j) s[i % 4][j] += double(src[i * c + j]);
-        for (int64_t j = 0; j < width; ++j)
-          py[sample * c + c0 + j] = float(((s[0][j] + s[1][j]) + (s[2][j] + s[3][j])) / double(size));
+        for (int64_t i = 0; i < size; ++i) {
+          double* lane = s.data() + (i % kPlaneSumLanes) * kBlock;
+          for (int64_t j = 0; j < width; ++j) lane[j] += double(src[i * c + j]);
+        }
+        for (int64_t j = 0; j < width; ++j) {
+          for (int64_t l = 0; l < kPlaneSumLanes; ++l) lanes[l] = s[size_t(l * kBlock + j)];
+          py[sample * c + c0 + j] = float(halving_sum(lanes) / double(size));
+        }
       }
     });
     return {std::move(y)};

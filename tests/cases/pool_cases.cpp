@@ -1,5 +1,7 @@
 // MaxPool on int8 (a plan's carrier: strides, pads, dilations, ceil mode) and GlobalAveragePool on
 // float32.
+#include <cmath>
+
 #include "tests/cases/op_case.h"
 
 namespace q8 {
@@ -26,8 +28,15 @@ std::vector<OpCase> max_pool_cases() {
 }
 
 std::vector<OpCase> global_average_pool_cases() {
+  // Planes of 1,517 values (many rounds of the 64 lanes, a partial last one) mixing magnitudes from
+  // 1e-3 to 1e7, so that a sum in another order than engine/ops/plane_sum.h's rounds differently.
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  Tensor wide(DType::Float32, {2, 3, 37, 41});
+  for (int64_t i = 0; i < wide.numel(); ++i) wide.data<float>()[i] = unit(rng) * std::pow(10.0f, float(i % 11) - 3.0f);
   return {make_case("GlobalAveragePool", make_node("GlobalAveragePool", {"x"}), {float_inputs().x}, {false}),
-          make_case("GlobalAveragePool, -110 to 90", make_node("GlobalAveragePool", {"x"}), {float_inputs().tails}, {false})};
+          make_case("GlobalAveragePool, -110 to 90", make_node("GlobalAveragePool", {"x"}), {float_inputs().tails}, {false}),
+          make_case("GlobalAveragePool, 37x41 planes from 1e-3 to 1e7", make_node("GlobalAveragePool", {"x"}), {wide}, {false})};
 }
 
 }  // namespace q8

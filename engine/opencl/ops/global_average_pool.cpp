@@ -1,7 +1,8 @@
-// GlobalAveragePool on float32 (global_average_pool.cl): each plane summed in double, as the CPU
-// op sums it.
+// GlobalAveragePool on float32 (global_average_pool.cl): each plane summed in double by one
+// work-group, in the order the CPU op sums it (engine/ops/plane_sum.h).
 #include "engine/opencl/args.h"
 #include "engine/opencl/ops/ops.h"
+#include "kernels/abi.h"
 
 namespace q8 {
 
@@ -26,7 +27,7 @@ class ClGlobalAveragePool final : public PreparedNode {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const cl_kernel k = device_->kernel("global_average_pool");
     set_args(k, *in[0], out[0], planes_, size_);
-    device_->launch(k, {size_t(planes_)});
+    if (planes_ > 0) device_->launch(k, {size_t(planes_) * Q8_PLANE_SUM_LANES}, {Q8_PLANE_SUM_LANES});
   }
 
  private:
