@@ -320,7 +320,8 @@ TensorMap Executor::run(const TensorMap& inputs) {
     if (hook_ && on_host) hook_(node, i, outputs);
     if (hook_ && !on_host) {
       std::vector<Tensor> host;
-      for (const Tensor& t : outputs) host.push_back(t.empty() ? t : backend.download(t));
+      if (hook_outputs_on_host_)
+        for (const Tensor& t : outputs) host.push_back(t.empty() ? t : backend.download(t));
       hook_(node, i, host);
     }
     for (size_t k = 0; k < node.outputs.size() && k < outputs.size(); ++k) {

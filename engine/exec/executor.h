@@ -79,7 +79,12 @@ class Executor {
   // backends that declined it ("→ cpu, on shapes, indices or masks (opencl: …)" for shape work);
   // with fallbacks_only, only the nodes some backend declined.
   std::string placement_report(bool fallbacks_only = false) const;
-  void set_hook(NodeHook hook) { hook_ = std::move(hook); }
+  // With outputs_on_host false the hook only learns that a node ran (a timer): a device backend's
+  // outputs are not downloaded for it, and it gets none of them.
+  void set_hook(NodeHook hook, bool outputs_on_host = true) {
+    hook_ = std::move(hook);
+    hook_outputs_on_host_ = outputs_on_host;
+  }
 
   // Runs the graph. Every graph input must be given, with its declared dtype and a shape
   // that fits its declared dims; the Error names the input and what does not fit.
@@ -143,6 +148,7 @@ class Executor {
   std::map<std::pair<std::string, std::string>, Tensor> copies_of_;  // (value, memory) → its copy there
   MemoryReport memory_;
   NodeHook hook_;
+  bool hook_outputs_on_host_ = true;
   size_t live_values_ = 0;
   size_t copies_ = 0;
   std::vector<Crossing> crossings_;

@@ -28,7 +28,11 @@ class MirrorBackend final : public Backend {
   }
   std::unique_ptr<PreparedNode> create(const NodeView&) const override { return std::make_unique<MirrorNeg>(); }
   Tensor upload(const Tensor& host) const override { return scrambled(host); }
-  Tensor download(const Tensor& on_device) const override { return scrambled(on_device); }
+  Tensor download(const Tensor& on_device) const override {
+    ++downloads;
+    return scrambled(on_device);
+  }
+  mutable int downloads = 0;
 
  private:
   class MirrorNeg final : public PreparedNode {
@@ -82,6 +86,35 @@ TEST(Placement, ValuesCrossMemoriesThroughCopiesOncePerValue) {
     // a up once for both Negs; b and c down for Add; d up for neg_e; e down as a graph output.
     EXPECT_EQ(exec.copies(), 5u);
   }
+}
+
+// A hook that only times nodes (outputs_on_host false) costs no download; one that reads outputs
+// gets each device node's outputs downloaded.
+TEST(Placement, ATimingHookDownloadsNothing) {
+  const Tensor x = Tensor::from_vector<float>({2, 3}, {-1.5f, 2.0f, 0.25f, 3.0f, -0.5f, 7.0f});
+  const auto downloads_per_run = [&](int hook) {  // 0: none, 1: a timer, 2: reads outputs
+    const MirrorBackend mirror;
+    Executor exec(mixed_graph(), {&mirror, &cpu_backend()});
+    int calls = 0;
+    size_t outputs_seen = 0;
+    if (hook) {
+      exec.set_hook(
+          [&](const Node&, size_t, const std::vector<Tensor>& out) {
+            ++calls;
+            outputs_seen += out.size();
+          },
+          hook == 2);
+    }
+    exec.run({{"x", x}});
+    EXPECT_EQ(calls, hook ? 5 : 0);
+    if (hook == 1) {
+      EXPECT_EQ(outputs_seen, 2u) << "the two host nodes' outputs only";
+    }
+    return mirror.downloads;
+  };
+  const int plain = downloads_per_run(0);
+  EXPECT_EQ(downloads_per_run(1), plain);
+  EXPECT_EQ(downloads_per_run(2), plain + 3) << "b, c and e downloaded for the hook";
 }
 
 TEST(Placement, AShapeOfADeviceValueCopiesNothing) {
