@@ -1,8 +1,8 @@
 // The activations a weighted op's epilogue applies in float (docs/quantization.md, "Activations in
 // the epilogue"), the same bits on the host and on every OpenCL device: the INT8 reference's
 // epilogue (engine/plan/reference/epilogue.cpp, through engine/ops/epilogue_activation.h) and
-// epilogue.cl call q8_epilogue_activation. Each is written as its FP32 op computes it
-// (engine/ops/sigmoid.cpp, hard_swish.cpp), comparisons in the same order. Written in the subset of
+// epilogue.cl call q8_epilogue_activation. The FP32 ops compute the same functions
+// (engine/ops/sigmoid.cpp calls q8_sigmoid, hard_swish.cpp q8_hard_swish). Written in the subset of
 // C++ and OpenCL C both compile; needs abi.h, exp.cl and gelu.cl first.
 
 // x · max(0, min(1, x / 6 + 1/2)), as std::max(0, std::min(1, t)): NaN in t gives 1 (std::min's

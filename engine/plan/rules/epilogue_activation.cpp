@@ -11,6 +11,10 @@ int sole_reader_of(const QdqGraph& g, const std::string& value, const char* op_t
   return n.domain.empty() && n.op_type == op_type && n.outputs.size() == 1 ? r : -1;
 }
 
+bool reads_pair(const Node& n, const std::string& a, const std::string& b) {
+  return n.inputs.size() == 2 && ((n.inputs[0] == a && n.inputs[1] == b) || (n.inputs[0] == b && n.inputs[1] == a));
+}
+
 namespace {
 
 // Mul(x, Sigmoid(x)) in either operand order, x read by those two nodes alone and the Sigmoid's
@@ -23,10 +27,9 @@ std::optional<EpilogueActivation> swish(const QdqGraph& g, const std::string& x)
     const Node& sn = g.node(s);
     const Node& mn = g.node(m);
     if (!sn.domain.empty() || sn.op_type != "Sigmoid" || sn.outputs.size() != 1 || !mn.domain.empty() || mn.op_type != "Mul" ||
-        mn.inputs.size() != 2 || mn.outputs.size() != 1 || g.sole_reader(sn.outputs[0]) != m)
+        mn.outputs.size() != 1 || g.sole_reader(sn.outputs[0]) != m)
       continue;
-    const std::string& sig = sn.outputs[0];
-    if ((mn.inputs[0] == x && mn.inputs[1] == sig) || (mn.inputs[0] == sig && mn.inputs[1] == x))
+    if (reads_pair(mn, x, sn.outputs[0]))
       return EpilogueActivation{{s, m}, mn.outputs[0], "Swish", "none"};
   }
   return std::nullopt;

@@ -22,11 +22,6 @@ bool reads_with_scalar(const QdqGraph& g, const Node& n, const std::string& valu
   return (n.inputs[0] == value && scalar_near(g, n.inputs[1], want)) || (n.inputs[1] == value && scalar_near(g, n.inputs[0], want));
 }
 
-// Node n (two inputs) reads a and b, in either order.
-bool reads_pair(const Node& n, const std::string& a, const std::string& b) {
-  return n.inputs.size() == 2 && ((n.inputs[0] == a && n.inputs[1] == b) || (n.inputs[0] == b && n.inputs[1] == a));
-}
-
 std::optional<EpilogueActivation> erf_form(const QdqGraph& g, const std::string& x) {
   if (g.is_graph_output(x)) return std::nullopt;
   const std::vector<int>& readers = g.readers(x);

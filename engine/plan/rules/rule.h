@@ -53,6 +53,8 @@ std::optional<EpilogueActivation> follow_gelu(const QdqGraph& g, const std::stri
 std::optional<EpilogueActivation> follow_epilogue_activation(const QdqGraph& g, const std::string& value);
 // The node of op_type in the default domain, with one output, that alone reads value; or -1.
 int sole_reader_of(const QdqGraph& g, const std::string& value, const char* op_type);
+// Node n (two inputs) reads a and b, in either order.
+bool reads_pair(const Node& n, const std::string& a, const std::string& b);
 
 // The QuantizeLinear with per-tensor int8 parameters that is value's sole reader, or -1.
 int sole_per_tensor_quantize(const QdqGraph& g, const std::string& value, QuantParams& params);
