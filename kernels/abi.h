@@ -6,20 +6,24 @@
 // The weighted ops' epilogue modes (requantize.cl's store_output).
 #define Q8_INT8_OUT 0
 #define Q8_INT8_OUT_RESIDUAL 1
-#define Q8_FLOAT_OUT 2
+// A residual added after the op's own int8 rounding (requantize.cl's q8_residual_sum): the op's
+// output is the Add's first input, or its second (the residual first).
+#define Q8_INT8_OUT_ROUNDED_RESIDUAL 2
+#define Q8_INT8_OUT_ROUNDED_RESIDUAL_FIRST 3
+#define Q8_FLOAT_OUT 4
 // Activations in the epilogue (epilogue.cl): from float b and S, float out or QuantizeLinear's int8 out.
 // Every mode from Q8_FLOAT_OUT on reads float b and S.
-#define Q8_FLOAT_OUT_GELU 3
-#define Q8_FLOAT_OUT_GELU_TANH 4
-#define Q8_INT8_OUT_GELU 5
-#define Q8_INT8_OUT_GELU_TANH 6
+#define Q8_FLOAT_OUT_GELU 5
+#define Q8_FLOAT_OUT_GELU_TANH 6
+#define Q8_INT8_OUT_GELU 7
+#define Q8_INT8_OUT_GELU_TANH 8
 // The other activations in the epilogue (epilogue_activation.cl), the same two outputs.
-#define Q8_FLOAT_OUT_SWISH 7
-#define Q8_INT8_OUT_SWISH 8
-#define Q8_FLOAT_OUT_HARD_SWISH 9
-#define Q8_INT8_OUT_HARD_SWISH 10
-#define Q8_FLOAT_OUT_SIGMOID 11
-#define Q8_INT8_OUT_SIGMOID 12
+#define Q8_FLOAT_OUT_SWISH 9
+#define Q8_INT8_OUT_SWISH 10
+#define Q8_FLOAT_OUT_HARD_SWISH 11
+#define Q8_INT8_OUT_HARD_SWISH 12
+#define Q8_FLOAT_OUT_SIGMOID 13
+#define Q8_INT8_OUT_SIGMOID 14
 
 // Lanes of GlobalAveragePool's work-group, one per partial sum of engine/ops/plane_sum.h.
 #define Q8_PLANE_SUM_LANES 64

@@ -4,17 +4,17 @@
 // counterpart is engine/plan/reference/epilogue.cpp, over the same functions.
 inline char requantize(int t, float m, int lo, int hi) { return (char)q8_requantized(t, m, lo, hi); }
 
-inline char requantize_residual(int t, float m, char r, float r_scale, int lo, int hi) {
-  return (char)q8_requantized_sum(t, m, r, r_scale, lo, hi);
+inline char residual_out(int mode, int t, float m, char r, float r_scale, float y_ratio, int lo, int hi) {
+  return (char)q8_residual_sum(mode, t, m, r, r_scale, y_ratio, lo, hi);
 }
 
 // Writes output `index` of channel c from its accumulator. y and bias are the same buffers seen
 // as int8 / float and int32 / float: the mode (abi.h) says which. In the activation modes bias and
 // scale are float (b, S), and an int8 output is QuantizeLinear's rne(v / s_y) saturated, with s_y
-// passed as r_scale (no residual there).
+// passed as r_scale (no residual there). y_ratio is A of the rounded residual modes.
 inline void store_output(int mode, __global char* y_q, __global float* y_f, long index, int c, int acc, __global const int* bias_q,
                          __global const float* bias_f, __global const float* scale, __global const char* residual, float r_scale,
-                         int lo, int hi) {
+                         float y_ratio, int lo, int hi) {
   if (mode >= Q8_FLOAT_OUT) {
     const float v = q8_dequantized(acc, scale[c], bias_f[c]);
     if (mode == Q8_FLOAT_OUT) {
@@ -27,6 +27,5 @@ inline void store_output(int mode, __global char* y_q, __global float* y_f, long
     return;
   }
   const int t = acc + bias_q[c];
-  y_q[index] = mode == Q8_INT8_OUT_RESIDUAL ? requantize_residual(t, scale[c], residual[index], r_scale, lo, hi)
-                                            : requantize(t, scale[c], lo, hi);
+  y_q[index] = mode == Q8_INT8_OUT ? requantize(t, scale[c], lo, hi) : residual_out(mode, t, scale[c], residual[index], r_scale, y_ratio, lo, hi);
 }

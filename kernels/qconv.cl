@@ -10,7 +10,7 @@
 
 __kernel void qconv(__global const char* x, __global const char* w, int c, int m, int group, int planes, __global const int* geometry,
                     int mode, __global char* y_q, __global float* y_f, __global const int* bias_q, __global const float* bias_f,
-                    __global const float* scale, __global const char* residual, float r_scale, int lo, int hi) {
+                    __global const float* scale, __global const char* residual, float r_scale, float y_ratio, int lo, int hi) {
   const int in_d = geometry[Q8_GEO_IN], in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2];
   const int out_d = geometry[Q8_GEO_OUT], out_h = geometry[Q8_GEO_OUT + 1], out_w = geometry[Q8_GEO_OUT + 2];
   const int k_d = geometry[Q8_GEO_KERNEL], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2];
@@ -49,7 +49,7 @@ __kernel void qconv(__global const char* x, __global const char* w, int c, int m
   }
   const long first = ((long)plane * rows + row) * out_w + ox0;
   for (int t = 0; t < Q8_CONV_STRIP && ox0 + t < out_w; ++t)
-    store_output(mode, y_q, y_f, first + t, oc, acc[t], bias_q, bias_f, scale, residual, r_scale, lo, hi);
+    store_output(mode, y_q, y_f, first + t, oc, acc[t], bias_q, bias_f, scale, residual, r_scale, y_ratio, lo, hi);
 }
 
 // Depthwise QConv (group = C = M, 2 spatial axes, int8 out: requantized, or an activation then

@@ -5,7 +5,7 @@
 __kernel void qconv_transpose(__global const char* x, __global const char* w, int c, int m, int group, __global const int* geometry,
                               int mode, __global char* y_q, __global float* y_f, __global const int* bias_q,
                               __global const float* bias_f, __global const float* scale, __global const char* residual, float r_scale,
-                              int lo, int hi) {
+                              float y_ratio, int lo, int hi) {
   const int in_d = geometry[Q8_GEO_IN], in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2];
   const int out_d = geometry[Q8_GEO_OUT], out_h = geometry[Q8_GEO_OUT + 1], out_w = geometry[Q8_GEO_OUT + 2];
   const int k_d = geometry[Q8_GEO_KERNEL], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2];
@@ -38,5 +38,5 @@ __kernel void qconv_transpose(__global const char* x, __global const char* w, in
       }
     }
   }
-  store_output(mode, y_q, y_f, (long)plane * out_size + o, oc, acc, bias_q, bias_f, scale, residual, r_scale, lo, hi);
+  store_output(mode, y_q, y_f, (long)plane * out_size + o, oc, acc, bias_q, bias_f, scale, residual, r_scale, y_ratio, lo, hi);
 }

@@ -2,7 +2,7 @@
 // int; then the epilogue (requantize.cl). x [rows, K], w [K, N] or [N, K] with trans_b.
 __kernel void qgemm(__global const char* x, __global const char* w, int rows, int k, int n, int trans_b,
                     int mode, __global char* y_q, __global float* y_f, __global const int* bias_q, __global const float* bias_f,
-                    __global const float* scale, __global const char* residual, float r_scale, int lo, int hi) {
+                    __global const float* scale, __global const char* residual, float r_scale, float y_ratio, int lo, int hi) {
   const int j = get_global_id(0), r = get_global_id(1);
   if (j >= n || r >= rows) return;
   const __global char* xr = x + (long)r * k;
@@ -13,5 +13,5 @@ __kernel void qgemm(__global const char* x, __global const char* w, int rows, in
   } else {
     for (int i = 0; i < k; ++i) acc += (int)xr[i] * (int)w[(long)i * n + j];
   }
-  store_output(mode, y_q, y_f, (long)r * n + j, j, acc, bias_q, bias_f, scale, residual, r_scale, lo, hi);
+  store_output(mode, y_q, y_f, (long)r * n + j, j, acc, bias_q, bias_f, scale, residual, r_scale, y_ratio, lo, hi);
 }

@@ -11,7 +11,7 @@ inline int dp4a(int a, int b, int c) {
 
 __kernel void qgemm_dp4a(__global const char* x, __global const char* w_nk, int rows, int k, int n, int mode, __global char* y_q,
                          __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
-                         __global const char* residual, float r_scale, int lo, int hi) {
+                         __global const char* residual, float r_scale, float y_ratio, int lo, int hi) {
   const int j = get_global_id(0), r = get_global_id(1);
   if (j >= n || r >= rows) return;
   const __global char* xr = x + (long)r * k;
@@ -19,6 +19,6 @@ __kernel void qgemm_dp4a(__global const char* x, __global const char* w_nk, int 
   int acc = 0, i = 0;
   for (; i + 4 <= k; i += 4) acc = dp4a(as_int(vload4(0, xr + i)), as_int(vload4(0, wj + i)), acc);
   for (; i < k; ++i) acc += (int)xr[i] * (int)wj[i];
-  store_output(mode, y_q, y_f, (long)r * n + j, j, acc, bias_q, bias_f, scale, residual, r_scale, lo, hi);
+  store_output(mode, y_q, y_f, (long)r * n + j, j, acc, bias_q, bias_f, scale, residual, r_scale, y_ratio, lo, hi);
 }
 #endif

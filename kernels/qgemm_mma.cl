@@ -148,8 +148,8 @@ inline void stage_implicit(__local char* tile, ImplicitRows* s, __global const c
 // where geometry is given, from a channels-last conv input (implicit im2col, c its channels).
 inline void mma_body(__local int* ring, __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode,
                      __global char* y_q, __global float* y_f, __global const int* bias_q, __global const float* bias_f,
-                     __global const float* scale, __global const char* residual, int residual_spatial, float r_scale, int lo, int hi,
-                     __global const int* geometry, int c) {
+                     __global const float* scale, __global const char* residual, int residual_spatial, float r_scale, float y_ratio, int lo,
+                     int hi, __global const int* geometry, int c) {
   __local char* const xs0 = (__local char*)ring;
   __local char* const ws0 = xs0 + Q8_MMA_STAGES * Q8_MMA_BM * Q8_MMA_STRIDE;
   const int tid = get_local_id(0), warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
@@ -238,12 +238,12 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
       const int4 v = vload4(0, ring + at);
       const long index = at_layout(r, j, n, spatial);
       const bool whole = row_major ? r < rows && j + 3 < n && (n & 3) == 0 : r + 3 < rows && j < n && (spatial & 3) == 0;
-      if (whole && (mode == Q8_INT8_OUT || mode == Q8_INT8_OUT_RESIDUAL)) {  // the float-epilogue modes store one by one
+      if (whole && mode < Q8_FLOAT_OUT) {  // the float-epilogue modes store one by one
         const int4 c = row_major ? (int4)(j, j + 1, j + 2, j + 3) : (int4)(j);
         const int4 tv = v + (int4)(bias_q[c.x], bias_q[c.y], bias_q[c.z], bias_q[c.w]);
         const float4 m = (float4)(scale[c.x], scale[c.y], scale[c.z], scale[c.w]);
         char4 out;
-        if (mode == Q8_INT8_OUT_RESIDUAL) {
+        if (mode != Q8_INT8_OUT) {
           char4 res;
           if (residual_spatial == spatial) {
             res = vload4(0, residual + index);
@@ -252,8 +252,8 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
             res = (char4)(residual[at_layout(rr.x, jj.x, n, residual_spatial)], residual[at_layout(rr.y, jj.y, n, residual_spatial)],
                           residual[at_layout(rr.z, jj.z, n, residual_spatial)], residual[at_layout(rr.w, jj.w, n, residual_spatial)]);
           }
-          out = (char4)(requantize_residual(tv.x, m.x, res.x, r_scale, lo, hi), requantize_residual(tv.y, m.y, res.y, r_scale, lo, hi),
-                        requantize_residual(tv.z, m.z, res.z, r_scale, lo, hi), requantize_residual(tv.w, m.w, res.w, r_scale, lo, hi));
+          out = (char4)(residual_out(mode, tv.x, m.x, res.x, r_scale, y_ratio, lo, hi), residual_out(mode, tv.y, m.y, res.y, r_scale, y_ratio, lo, hi),
+                        residual_out(mode, tv.z, m.z, res.z, r_scale, y_ratio, lo, hi), residual_out(mode, tv.w, m.w, res.w, r_scale, y_ratio, lo, hi));
         } else {
           out = (char4)(requantize(tv.x, m.x, lo, hi), requantize(tv.y, m.y, lo, hi), requantize(tv.z, m.z, lo, hi), requantize(tv.w, m.w, lo, hi));
         }
@@ -265,10 +265,11 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
         const int rq = row_major ? r : r + q, jq = row_major ? j + q : j;
         if (rq >= rows || jq >= n) continue;
         const long iq = at_layout(rq, jq, n, spatial);
-        if (mode == Q8_INT8_OUT_RESIDUAL)
-          y_q[iq] = requantize_residual(values[q] + bias_q[jq], scale[jq], residual[at_layout(rq, jq, n, residual_spatial)], r_scale, lo, hi);
+        if (mode != Q8_INT8_OUT && mode < Q8_FLOAT_OUT)  // a residual, read in its own layout
+          y_q[iq] = residual_out(mode, values[q] + bias_q[jq], scale[jq], residual[at_layout(rq, jq, n, residual_spatial)], r_scale, y_ratio, lo,
+                                 hi);
         else
-          store_output(mode, y_q, y_f, iq, jq, values[q], bias_q, bias_f, scale, residual, r_scale, lo, hi);
+          store_output(mode, y_q, y_f, iq, jq, values[q], bias_q, bias_f, scale, residual, r_scale, y_ratio, lo, hi);
       }
     }
   }
@@ -278,18 +279,19 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
 __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_mma(
     __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q,
     __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
-    __global const char* residual, int residual_spatial, float r_scale, int lo, int hi) {
+    __global const char* residual, int residual_spatial, float r_scale, float y_ratio, int lo, int hi) {
   __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
-  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, lo, hi, 0, 0);
+  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, y_ratio, lo, hi, 0, 0);
 }
 
 // QConv from a channels-last x without im2col's rows: rows = N · P output positions, k = T · C.
 __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qconv_implicit_mma(
     __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode, __global char* y_q,
     __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
-    __global const char* residual, int residual_spatial, float r_scale, int lo, int hi, __global const int* geometry, int c) {
+    __global const char* residual, int residual_spatial, float r_scale, float y_ratio, int lo, int hi, __global const int* geometry,
+    int c) {
   __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
-  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, lo, hi, geometry,
-           c);
+  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, y_ratio, lo, hi,
+           geometry, c);
 }
 #endif

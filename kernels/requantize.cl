@@ -28,6 +28,16 @@ inline float q8_requantized_sum(int t, float m, int r, float r_scale, int lo, in
   return Q8_REQ_CLAMP(Q8_REQ_ROUND(g), (float)lo, (float)hi);
 }
 
+// A weighted op's int8 output with a residual, in abi.h's residual modes (docs/quantization.md,
+// "Residual Add"): t and m the op's accumulator with its bias and multiplier, r the residual and
+// r_scale its ratio R; in the rounded modes y_ratio is A, the ratio of the op's own int8 output.
+inline float q8_residual_sum(int mode, int t, float m, int r, float r_scale, float y_ratio, int lo, int hi) {
+  if (mode == Q8_INT8_OUT_RESIDUAL) return q8_requantized_sum(t, m, r, r_scale, lo, hi);
+  const int y = (int)q8_requantized(t, m, -128, 127);
+  return mode == Q8_INT8_OUT_ROUNDED_RESIDUAL ? q8_requantized_sum(y, y_ratio, r, r_scale, lo, hi)
+                                              : q8_requantized_sum(r, r_scale, y, y_ratio, lo, hi);
+}
+
 // INT8 in, FP32 out: y = (float)acc · s + bias, a multiply then an add, two roundings.
 inline float q8_dequantized(int acc, float s, float bias) {
   const float product = (float)acc * s;

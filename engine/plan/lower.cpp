@@ -66,9 +66,10 @@ bool has_lowering_rule(const std::string& op_type) {
 }
 
 Lowered lower_qdq(const Graph& qdq) {
-  const QdqGraph g(qdq);
+  QdqGraph g(qdq);
   const size_t n = qdq.nodes.size();
   std::vector<int> owner(n, -1);             // the fusion that consumed each node
+  g.set_owners(&owner);
   std::vector<Fusion> fusions;
   std::vector<std::string> reasons(n);
   for (size_t i = 0; i < n; ++i) {

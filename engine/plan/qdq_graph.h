@@ -31,6 +31,14 @@ class QdqGraph : public GraphIndex {
   // Whether value holds int8: an int8 constant, a graph input declared int8, or the output of a
   // QuantizeLinear with an int8 zero point.
   bool is_int8(const std::string& value) const;
+
+  // Whether an earlier fusion took node i (lower_qdq keeps the record): a rule with a choice of how
+  // far to fuse stops before such a node instead of losing its whole fusion.
+  bool taken(int i) const { return owner_ && (*owner_)[size_t(i)] >= 0; }
+  void set_owners(const std::vector<int>* owner) { owner_ = owner; }
+
+ private:
+  const std::vector<int>* owner_ = nullptr;
 };
 
 }  // namespace q8

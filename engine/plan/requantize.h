@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/ir/rounding.h"
+#include "kernels/abi.h"
 
 namespace q8 {
 

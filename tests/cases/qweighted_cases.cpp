@@ -25,7 +25,7 @@ std::string WeightedCase::describe() const {
   s << " p";
   for (auto v : pads) s << "x" << v;
   if (trans_b) s << " transB";
-  if (residual) s << " residual";
+  if (residual) s << (rounded == 0 ? " residual" : rounded == 1 ? " rounded-residual" : " rounded-residual-first");
   if (float_out) s << " float-out";
   if (!activation.empty()) s << " " << activation;
   if (ties) s << " ties";
@@ -36,12 +36,20 @@ std::string WeightedCase::describe() const {
 
 namespace {
 
-// The epilogue, written from docs/quantization.md without the library's helpers.
-int8_t expected_int8(int64_t acc, int32_t bias_q, float m, const int8_t* residual, float r_scale, int32_t lo, int32_t hi) {
+int8_t clamped(float r, int32_t lo, int32_t hi) { return int8_t(r < float(lo) ? lo : r > float(hi) ? hi : int32_t(r)); }
+
+// The epilogue, written from docs/quantization.md without the library's helpers: a residual added
+// to the accumulator, or (rounded 1, 2) to the op's own int8 output y_q with ratio a_scale.
+int8_t expected_int8(int64_t acc, int32_t bias_q, float m, const int8_t* residual, float r_scale, int rounded, float a_scale, int32_t lo,
+                     int32_t hi) {
   const int32_t t = int32_t(acc + bias_q);
+  if (residual && rounded) {
+    const float y = static_cast<float>(clamped(std::nearbyint(static_cast<float>(t) * m), -128, 127));
+    const float r = static_cast<float>(*residual);
+    return clamped(std::nearbyint(rounded == 1 ? std::fma(y, a_scale, r * r_scale) : std::fma(r, r_scale, y * a_scale)), lo, hi);
+  }
   const float g = residual ? std::fma(static_cast<float>(t), m, static_cast<float>(*residual) * r_scale) : static_cast<float>(t) * m;
-  const float r = std::nearbyint(g);
-  return int8_t(r < float(lo) ? lo : r > float(hi) ? hi : int32_t(r));
+  return clamped(std::nearbyint(g), lo, hi);
 }
 
 float expected_float(int64_t acc, float s, float b) {
@@ -93,10 +101,14 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
     else bias.data<int32_t>()[c] = k.ties ? 0 : int32_t(rng() % 20001) - 10000;
   }
   Tensor residual = random_int8(out, rng);
-  const float r_scale = 0.37f;
+  const float r_scale = 0.37f, a_scale = 0.61f;
 
   Node node = make_node(k.op, {"x", "w", "b", "m"}, {{"lo", Attribute::of_int(k.lo)}, {"hi", Attribute::of_int(k.hi)}}, kInt8Domain);
   if (k.residual) node.inputs.push_back("r"), node.attributes["residual_scale"] = Attribute::of_float(r_scale);
+  if (k.residual && k.rounded) {
+    node.attributes["sum_scale"] = Attribute::of_float(a_scale);
+    if (k.rounded == 2) node.attributes["residual_first"] = Attribute::of_int(1);
+  }
   const float y_scale = 0.03f;  // an activation's int8 output: ±3.8, so the largest values saturate
   if (!k.activation.empty()) {
     node.attributes["activation"] = Attribute::of_string(k.activation == "GeluTanh" ? "Gelu" : k.activation);
@@ -129,7 +141,7 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
       y.data<float>()[i] = expected_float(acc[size_t(i)], mult.data<float>()[ch], bias.data<float>()[ch]);
     } else {
       y.data<int8_t>()[i] = expected_int8(acc[size_t(i)], bias.data<int32_t>()[ch], mult.data<float>()[ch],
-                                          k.residual ? residual.data<int8_t>() + i : nullptr, r_scale, k.lo, k.hi);
+                                          k.residual ? residual.data<int8_t>() + i : nullptr, r_scale, k.rounded, a_scale, k.lo, k.hi);
     }
   }
   c.expected = {y};
@@ -167,6 +179,7 @@ std::vector<WeightedCase> conv_cases() {
           k.pads[size_t(d)] = k.pads[size_t(d) + 2] = 0;
     k.ties = i % 4 == 1;
     k.residual = i % 5 == 2;
+    k.rounded = k.residual ? (i / 5) % 3 : 0;
     k.float_out = !k.residual && i % 7 == 3;
     if (i % 6 == 4) k.lo = 0;              // Relu folded
     if (i % 9 == 5) k.lo = 0, k.hi = 60;   // Clip(0, 6) at scale 0.1
@@ -182,6 +195,7 @@ std::vector<WeightedCase> conv_cases() {
     k.strides = {1 + i % 2, 1 + i % 2}, k.dilations = {1 + i / 2, 1 + i / 2};
     k.pads = {k.dilations[0], k.dilations[1], k.dilations[0], k.dilations[1]};
     k.residual = i == 1, k.float_out = i == 2, k.ties = i == 3, k.lo = i == 0 ? 0 : -128;
+    k.rounded = k.residual ? 1 : 0;
     cases.push_back(k);
   }
   // Activations in the epilogue: each one, int8 and float out, dense, grouped and depthwise (16
@@ -273,12 +287,14 @@ std::vector<WeightedCase> gemm_cases() {
       WeightedCase k;
       k.op = "QGemm", k.c = kk, k.m = pick({1, 7, 31, 32, 33}), k.in = {pick({1, 3, 13})}, k.trans_b = trans;
       k.ties = kk % 2 == 1, k.residual = trans && kk > 16, k.float_out = !k.residual && kk == 15;
+      k.rounded = k.residual ? int(kk % 3) : 0;
       cases.push_back(k);
     }
   }
   for (bool trans : {false, true}) {  // several 16 × 32 tensor-core tiles each way, both partial
     WeightedCase tiles;
-    tiles.op = "QGemm", tiles.c = 100, tiles.m = 70, tiles.in = {41}, tiles.trans_b = trans, tiles.residual = trans;
+    tiles.op = "QGemm", tiles.c = 100, tiles.m = 70, tiles.in = {41}, tiles.trans_b = trans, tiles.residual = true;
+    tiles.rounded = trans ? 0 : 2;
     cases.push_back(tiles);
   }
   // Activations in the epilogue: int8 and float out, both forms, tiles and odd sizes, transB both ways.

@@ -14,6 +14,10 @@ struct WeightedCase {
   int64_t n = 1, c = 1, m = 1, group = 1;
   std::vector<int64_t> in, kernel, strides, dilations, pads, output_padding;  // spatial (QGemm: in = {rows}, kernel = {})
   bool trans_b = false, residual = false, float_out = false, ties = false, extreme = false;
+  // With residual: 0 added to the accumulator (--add-mode tensorrt's form), 1 after the op's own
+  // int8 rounding with the op's output the Add's first input, 2 with the residual first
+  // (docs/quantization.md, "Residual Add").
+  int rounded = 0;
   int32_t lo = -128, hi = 127;
   // An activation in the epilogue (docs/quantization.md, "Activations in the epilogue"): "Gelu",
   // "GeluTanh", "Swish", "HardSwish" or "Sigmoid"; float b and S, int8 out by y_scale unless float_out.

@@ -68,7 +68,7 @@ class ClQConv final : public ClQConvBase {
     const int c = int(x.dim(1)), m = int(out_.dims[1]), planes = int(out_.dims[0] * out_.dims[1]);
     const cl_kernel k = device_->kernel("qconv");
     set_args(k, x, w_, c, m, group_, planes, geometry_, mode(residual), out[0], out[0], bias_, bias_, scale_, residual_or_bias(residual),
-             r_scale_, lo_, hi_);
+             r_scale_, y_ratio_, lo_, hi_);
     if (strips_ > 0) device_->launch(k, {size_t(strips_)}, {64});
   }
 
@@ -138,7 +138,7 @@ class ClQConvMma final : public ClQConvBase {
     const Tensor& r = residual_or_bias(residual);
     if (implicit_) {  // the windows read straight from x into the ring (qgemm_mma.cl)
       launch_mma("qconv_implicit_mma", rows, k_dim, m, x, w_, rows, k_dim, m, spatial, mode(residual), out[0], out[0], bias_, bias_, scale_, r,
-                 residual_spatial, r_scale_, lo_, hi_, geometry_, c);
+                 residual_spatial, r_scale_, y_ratio_, lo_, hi_, geometry_, c);
       return;
     }
     if (!sides_.in) {
@@ -147,7 +147,7 @@ class ClQConvMma final : public ClQConvBase {
       device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
     }
     launch_mma("qgemm_mma", rows, k_dim, m, direct_ ? x : cols_, w_, rows, k_dim, m, spatial, mode(residual), out[0], out[0], bias_, bias_,
-               scale_, r, residual_spatial, r_scale_, lo_, hi_);
+               scale_, r, residual_spatial, r_scale_, y_ratio_, lo_, hi_);
   }
 
  private:

@@ -20,7 +20,7 @@ class ClQConvTranspose final : public ClWeighted {
     const int c = int(x.dim(1)), m = int(out_.dims[1]);
     const cl_kernel k = device_->kernel("qconv_transpose");
     set_args(k, x, w_, c, m, group_, geometry_, mode(residual), out[0], out[0], bias_, bias_, scale_, residual_or_bias(residual), r_scale_,
-             lo_, hi_);
+             y_ratio_, lo_, hi_);
     const int64_t planes = out_.dims[0] * out_.dims[1];
     device_->launch(k, {size_t(numel(out_.dims) / std::max<int64_t>(planes, 1)), size_t(planes)});
   }

@@ -35,7 +35,7 @@ class ClQGemm final : public ClQGemmBase {
     const Sizes s = sizes(*in[0]);
     const cl_kernel k = device_->kernel("qgemm");
     set_args(k, *in[0], w_, s.rows, s.k, s.n, trans_b_, mode(residual), out[0], out[0], bias_, bias_, scale_, residual_or_bias(residual),
-             r_scale_, lo_, hi_);
+             r_scale_, y_ratio_, lo_, hi_);
     device_->launch(k, {size_t(s.n), size_t(s.rows)});
   }
 
@@ -62,7 +62,7 @@ class ClQGemmDp4a final : public ClQGemmBase {
     const Sizes s = sizes(*in[0]);
     const cl_kernel k = device_->kernel("qgemm_dp4a");
     set_args(k, *in[0], w_, s.rows, s.k, s.n, mode(residual), out[0], out[0], bias_, bias_, scale_, residual_or_bias(residual), r_scale_,
-             lo_, hi_);
+             y_ratio_, lo_, hi_);
     device_->launch(k, {size_t(s.n), size_t(s.rows)});
   }
 
@@ -81,7 +81,7 @@ class ClQGemmMma final : public ClQGemmBase {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const Sizes s = sizes(*in[0]);
     launch_mma("qgemm_mma", s.rows, s.k, s.n, *in[0], w_, s.rows, s.k, s.n, 0, mode(residual), out[0], out[0], bias_, bias_, scale_,
-               residual_or_bias(residual), 0, r_scale_, lo_, hi_);
+               residual_or_bias(residual), 0, r_scale_, y_ratio_, lo_, hi_);
   }
 
  private:

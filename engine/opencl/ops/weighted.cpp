@@ -13,6 +13,7 @@ ClWeighted::ClWeighted(std::shared_ptr<OpenClDevice> device, const NodeView& vie
   scale_ = device_->upload(*view.constant(3));
   float_out_ = view.constant(2)->dtype() == DType::Float32;
   r_scale_ = n.attr_float("residual_scale", 0.0f);
+  y_ratio_ = n.attr_float("sum_scale", 0.0f), residual_first_ = n.attr_int("residual_first", 0) != 0;
   lo_ = int(n.attr_int("lo", -128)), hi_ = int(n.attr_int("hi", 127));
   activation_mode_ = epilogue_mode(n);  // the reference op (shapes_) has checked the rest
   if (activation_mode_ >= 0 && q8_int8_after_activation(activation_mode_)) r_scale_ = n.attr_float("y_scale", 0.0f);

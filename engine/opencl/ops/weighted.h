@@ -19,7 +19,10 @@ class ClWeighted : public ClInt8Node {
   // abi.h's epilogue mode of a run with or without a residual.
   int mode(const Tensor* residual) const {
     if (activation_mode_ >= 0) return activation_mode_;
-    return float_out_ ? Q8_FLOAT_OUT : residual ? Q8_INT8_OUT_RESIDUAL : Q8_INT8_OUT;
+    if (float_out_) return Q8_FLOAT_OUT;
+    if (!residual) return Q8_INT8_OUT;
+    if (y_ratio_ == 0.0f) return Q8_INT8_OUT_RESIDUAL;
+    return residual_first_ ? Q8_INT8_OUT_ROUNDED_RESIDUAL_FIRST : Q8_INT8_OUT_ROUNDED_RESIDUAL;
   }
   // The residual argument: the residual, else any buffer (never read unless the mode says so).
   const Tensor& residual_or_bias(const Tensor* residual) const { return residual ? *residual : bias_; }
@@ -41,6 +44,8 @@ class ClWeighted : public ClInt8Node {
   int activation_mode_ = -1;      // an activation's epilogue mode (abi.h), or -1
   int lo_ = -128, hi_ = 127;
   float r_scale_ = 0.0f;          // R, or s_y of an activation with int8 output
+  float y_ratio_ = 0.0f;          // A, the op's own rounded output in the sum (sum_scale), or 0
+  bool residual_first_ = false;   // the residual is the Add's first input
 
  private:
   void check_row_groups(size_t groups, int rows, const MmaTile& tile) const;

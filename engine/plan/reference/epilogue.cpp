@@ -15,6 +15,12 @@ Epilogue::Epilogue(const Node& node)
   check(bounds_.lo >= -128 && bounds_.lo <= bounds_.hi && bounds_.hi <= 127,
         "clamp bounds [" + std::to_string(bounds_.lo) + ", " + std::to_string(bounds_.hi) + "] are not inside [-128, 127]");
   mode_ = epilogue_mode(node);
+  const float sum_scale = node.attr_float("sum_scale", 0.0f);
+  const int64_t first = node.attr_int("residual_first", 0);
+  check(sum_scale == 0.0f || (std::isfinite(sum_scale) && sum_scale > 0.0f), node.describe() + ": sum_scale must be a positive finite value");
+  check(first == 0 || first == 1, node.describe() + ": residual_first must be 0 or 1");
+  sum_scale_ = sum_scale;
+  residual_mode_ = sum_scale == 0.0f ? Q8_INT8_OUT_RESIDUAL : first ? Q8_INT8_OUT_ROUNDED_RESIDUAL_FIRST : Q8_INT8_OUT_ROUNDED_RESIDUAL;
 }
 
 DType Epilogue::check_inputs(const std::vector<TensorDesc>& in, int64_t channels, const Dims& out, const std::string& name) const {
@@ -27,7 +33,9 @@ DType Epilogue::check_inputs(const std::vector<TensorDesc>& in, int64_t channels
         name + ": bias and scale need " + std::to_string(channels) + " values each, they have " +
             std::to_string(numel(bias.dims)) + " and " + std::to_string(numel(scale.dims)));
   check(mode_ < 0 || float_out, name + ": an activation in the epilogue needs a float32 bias and scale");
-  if (in.size() > 4 && in[4].dtype != DType::Undefined)
+  const bool residual = in.size() > 4 && in[4].dtype != DType::Undefined;
+  check(sum_scale_ == 0.0f || residual, name + ": sum_scale needs a residual input");
+  if (residual)
     check(!float_out && in[4].dtype == DType::Int8 && in[4].dims == out,
           name + ": the residual must be int8 of the output's shape " + dims_to_string(out));
   return float_out && y_scale_ == 0.0f ? DType::Float32 : DType::Int8;
@@ -55,7 +63,8 @@ void Epilogue::store(Tensor& y, int64_t index, int64_t c, int64_t acc) const {
     return;
   }
   const int32_t t = checked_accumulator(acc + bias_q_[c], "output");
-  y.data<int8_t>()[index] = residual_ ? requantize_residual(t, scale_[c], residual_[index], residual_scale_, bounds_)
+  y.data<int8_t>()[index] = residual_ ? int8_t(q8_residual_sum(residual_mode_, t, scale_[c], residual_[index], residual_scale_, sum_scale_,
+                                                                bounds_.lo, bounds_.hi))
                                       : requantize(t, scale_[c], bounds_);
 }
 

@@ -12,7 +12,8 @@ namespace q8 {
 
 // Inputs 2.. of a weighted q8 op: bias (int32 b_q → int8 output; float32 b → float32 output),
 // scale float32[C] (M, or S for float output), and an optional int8 residual shaped like the
-// output; attributes lo, hi and residual_scale. With an activation (float b and S; "Gelu" with its
+// output; attributes lo, hi and residual_scale, and with sum_scale (> 0) and residual_first the
+// residual added after the op's own int8 rounding (docs/quantization.md, "Residual Add"). With an activation (float b and S; "Gelu" with its
 // approximate, "Swish", "HardSwish", "Sigmoid": engine/plan/epilogue_mode.h), that function of the
 // float value, and with y_scale an int8 output quantized by QuantizeLinear's arithmetic
 // (docs/quantization.md, "Activations in the epilogue").
@@ -33,6 +34,8 @@ class Epilogue {
   int mode_ = -1;  // the activation's epilogue mode (kernels/abi.h), or -1
   float y_scale_ = 0.0f;  // > 0: int8 output after the float epilogue
   float residual_scale_ = 0.0f;
+  float sum_scale_ = 0.0f;
+  int residual_mode_ = 0;  // kernels/abi.h's mode with a residual: Q8_INT8_OUT_RESIDUAL or a rounded one
   bool float_out_ = false;
   const int32_t* bias_q_ = nullptr;
   const float* bias_f_ = nullptr;

@@ -2,7 +2,7 @@
 // (docs/quantization.md, "Requantization"): acc = Σ x_q · w_q over C/g channels and the kernel
 // taps (padding taps are 0), then the epilogue (epilogue.h).
 // Inputs: x_q int8 [N, C, spatial…], w_q int8 [M, C/g, k…], bias, scale, residual (epilogue.h).
-// Attributes: Conv's (kernel_shape, strides, dilations, pads, auto_pad, group), lo, hi, residual_scale.
+// Attributes: Conv's (kernel_shape, strides, dilations, pads, auto_pad, group), lo, hi, residual_scale, sum_scale, residual_first.
 #include "engine/cpu/parallel.h"
 #include "engine/ops/conv_common.h"
 #include "engine/plan/reference/epilogue.h"

@@ -4,7 +4,7 @@
 // tap k with i·s − pad_begin + k·d = p; then the epilogue (epilogue.h) with M exact multipliers.
 // Inputs: x_q int8 [N, C, spatial…], w_q int8 [C, M/g, k…], bias, scale, residual (epilogue.h).
 // Attributes: ConvTranspose's (kernel_shape, strides, dilations, pads, auto_pad, group,
-// output_padding, output_shape), lo, hi, residual_scale.
+// output_padding, output_shape), lo, hi, residual_scale, sum_scale, residual_first.
 #include "engine/cpu/parallel.h"
 #include "engine/ops/conv_common.h"
 #include "engine/plan/reference/epilogue.h"

@@ -3,7 +3,7 @@
 // transB), then the epilogue (epilogue.h) per output column j. Gemm (transA = 0) and MatMul with a
 // constant 2-D B lower to it; x_q may have leading batch dimensions, as MatMul's A.
 // Inputs: x_q int8 [..., K], w_q int8 [K, N] or [N, K], bias, scale, residual (epilogue.h).
-// Attributes: transB, lo, hi, residual_scale.
+// Attributes: transB, lo, hi, residual_scale, sum_scale, residual_first.
 #include "engine/cpu/parallel.h"
 #include "engine/plan/reference/epilogue.h"
 

@@ -167,16 +167,37 @@ const char* fused_type(const std::string& op) {
 }
 
 // What follows the weighted op up to its Q: Relu/Clip, or a residual Add (its other input from a
-// per-tensor DQ of a non-constant value, broadcast-free) with Relu/Clip after it, or (Conv, Gemm
-// and MatMul) an activation computed in float (GELU, Swish, HardSwish, Sigmoid).
+// per-tensor DQ of a non-constant value, broadcast-free) with Relu/Clip after it, either right after
+// the op or after the op's own Q → DQ (rounded: the op's int8 step first), or (Conv, Gemm and
+// MatMul) an activation computed in float (GELU, Swish, HardSwish, Sigmoid).
 struct Epilogue {
   ActivationChain first, after_add{{}, ""};
   std::optional<EpilogueActivation> activation;  // in float
   int add = -1, residual_dq = -1;  // the Add and its other input's DequantizeLinear, or -1
   QuantParams residual;
+  int own_q = -1, own_dq = -1;     // rounded: the op's own QuantizeLinear and the DequantizeLinear the Add reads
+  QuantParams own_y, own_a;        // their parameters (s_y, s_a)
+  bool residual_first = false;     // the residual is the Add's first input
   std::string tail;                // the value a Q must read to end the fusion
   const ActivationChain& activations() const { return add >= 0 ? after_add : first; }
 };
+
+// A residual Add that alone reads `value`: its other input a per-tensor DQ of a non-constant value
+// of value's shape. Sets e's add, residual_dq, residual, residual_first, after_add and tail.
+bool follow_residual_add(const QdqGraph& g, const std::string& value, Epilogue& e) {
+  const int reader = g.sole_reader(value);
+  if (reader < 0 || g.node(reader).op_type != "Add" || !g.node(reader).domain.empty()) return false;
+  const Node& a = g.node(reader);
+  if (a.inputs.size() != 2 || a.inputs[0] == a.inputs[1]) return false;
+  const std::string& other = a.inputs[0] == value ? a.inputs[1] : a.inputs[0];
+  std::string ignore;
+  const int dr = g.per_tensor_dequantize(other, e.residual, ignore);
+  if (dr < 0 || g.constant(g.node(dr).inputs[0]) || shapes_differ(g, value, other)) return false;
+  e.add = reader, e.residual_dq = dr, e.residual_first = a.inputs[0] == other;
+  e.after_add = follow_activations(g, a.outputs[0]);
+  e.tail = e.after_add.output;
+  return true;
+}
 
 // The epilogue after `out`, the output of op (or of its bias Add).
 Epilogue follow_epilogue(const QdqGraph& g, const Node& op, const std::string& out) {
@@ -188,19 +209,30 @@ Epilogue follow_epilogue(const QdqGraph& g, const Node& op, const std::string& o
     e.tail = e.activation->output;
     return e;
   }
-  const int reader = g.sole_reader(out);
-  if (reader < 0 || g.node(reader).op_type != "Add" || !g.node(reader).domain.empty()) return e;
-  const Node& a = g.node(reader);
-  const std::string& other = a.inputs[0] == out ? a.inputs[1] : a.inputs[0];
+  if (follow_residual_add(g, out, e)) return e;
+  // Rounded: out → Q(s_y) → DQ(s_a) → the Add, each alone reading the one before (--add-mode both).
+  const int q = sole_per_tensor_quantize(g, out, e.own_y);
+  const int dq = q < 0 ? -1 : g.sole_reader(g.node(q).outputs[0]);
   std::string ignore;
-  int dr = -1;
-  if (a.inputs[0] != a.inputs[1] && (dr = g.per_tensor_dequantize(other, e.residual, ignore)) >= 0 && !g.constant(g.node(dr).inputs[0]) &&
-      !shapes_differ(g, out, other)) {
-    e.add = reader, e.residual_dq = dr;
-    e.after_add = follow_activations(g, a.outputs[0]);
-    e.tail = e.after_add.output;
+  if (dq < 0 || g.node(dq).op_type != "DequantizeLinear" || g.per_tensor_dequantize(g.node(dq).outputs[0], e.own_a, ignore) != dq) return e;
+  Epilogue rounded = e;
+  if (!follow_residual_add(g, g.node(dq).outputs[0], rounded)) return e;
+  // Only where a Q ends the sum and its ratios are ones the epilogue takes; else the op ends at its
+  // own Q and the Add lowers apart (a QAdd, or FP32).
+  Fusion probe;
+  QuantParams z;
+  if (!end_at_quantize(g, rounded.tail, probe, z)) return e;
+  try {
+    check_multiplier(scale_ratio(rounded.own_a.scale(), z.scale()), "A", "");
+    check_multiplier(scale_ratio(rounded.residual.scale(), z.scale()), "R", "");
+  } catch (const Error&) {
+    return e;
   }
-  return e;
+  // Another op's fusion took this Add (the other operand a conv's too, as a ResNet's downsampling
+  // branch): this op ends at its own Q.
+  if (g.taken(rounded.add) || g.taken(q) || g.taken(dq)) return e;
+  rounded.own_q = q, rounded.own_dq = dq;
+  return rounded;
 }
 
 // FP32 out: y = (float)acc · S[c] + b[c], S = s_x · s_w.
@@ -216,8 +248,10 @@ void finish_float_output(const QdqGraph& g, const Node& op, const Weight& w, con
 
 // INT8 out: b_q and M per channel (docs/quantization.md), the guards, the clamp of the activations
 // folded in, and the residual's ratio R; the epilogue's nodes join the fusion.
-void finish_int8_output(const QdqGraph& g, const Node& op, const Weight& w, const std::vector<float>& bias, float s_x, float s_y,
+void finish_int8_output(const QdqGraph& g, const Node& op, const Weight& w, const std::vector<float>& bias, float s_x, float s_z,
                         const Epilogue& e, Fusion& f) {
+  const bool rounded = e.own_q >= 0;
+  const float s_y = rounded ? e.own_y.scale() : s_z;  // the op's own step: its Q's, or the sum's
   const int64_t c_out = int64_t(w.scales.size());
   Tensor bq(DType::Int32, {c_out}), m(DType::Float32, {c_out});
   double max_bias = 0.0;
@@ -242,7 +276,7 @@ void finish_int8_output(const QdqGraph& g, const Node& op, const Weight& w, cons
   int max_weight = 0;
   for (int64_t i = 0; i < w.q.numel(); ++i) max_weight = std::max(max_weight, std::abs(int(w.q.data<int8_t>()[i])));
   check_accumulator(w.k, max_weight, max_bias);
-  const ClampBounds bounds = e.activations().bounds(g, s_y);
+  const ClampBounds bounds = e.activations().bounds(g, s_z);
   f.fused.attributes["lo"] = Attribute::of_int(bounds.lo);
   f.fused.attributes["hi"] = Attribute::of_int(bounds.hi);
   const std::string bn = derived_name(g, op.name + ".bias_q"), mn = derived_name(g, op.name + ".multiplier");
@@ -252,11 +286,16 @@ void finish_int8_output(const QdqGraph& g, const Node& op, const Weight& w, cons
   std::vector<int> chain = e.first.nodes;
   chain.insert(chain.end(), e.after_add.nodes.begin(), e.after_add.nodes.end());
   if (e.add >= 0) {
-    const float ratio = scale_ratio(e.residual.scale(), s_y);
-    check_multiplier(ratio, "R", "s_r = " + std::to_string(e.residual.scale()) + ", s_z = " + std::to_string(s_y));
+    const float ratio = scale_ratio(e.residual.scale(), s_z);
+    check_multiplier(ratio, "R", "s_r = " + std::to_string(e.residual.scale()) + ", s_z = " + std::to_string(s_z));
     f.fused.inputs.push_back(g.node(e.residual_dq).inputs[0]);
     f.fused.attributes["residual_scale"] = Attribute::of_float(ratio);
     chain.push_back(e.add);
+  }
+  if (rounded) {  // docs/quantization.md, "Residual Add": the op's own Q and DQ join the fusion
+    f.fused.attributes["sum_scale"] = Attribute::of_float(scale_ratio(e.own_a.scale(), s_z));
+    if (e.residual_first) f.fused.attributes["residual_first"] = Attribute::of_int(1);
+    chain.insert(chain.end(), {e.own_q, e.own_dq});
   }
   f.consumed.insert(f.consumed.end(), chain.begin(), chain.end());
 }
