@@ -25,9 +25,10 @@ constexpr float kSumScale = 0.021f;
 
 struct Form {
   bool residual_first = false;  // Add(DQ(r), DQ(y)) instead of Add(DQ(y), DQ(r))
-  bool own_q_is_output = false;  // the conv's Q is also a graph output: no fusion may take it
+  bool own_q_is_output = false;  // the convs' Qs are also graph outputs: no fusion may take them
   bool relu_before_own_q = false;  // Conv → Relu → Q → DQ → Add
   bool quantized_sum = true;       // a Q after the Add's Relu; else the sum is the graph's float output
+  bool residual_conv = false;      // the residual a 1 × 1 conv's Q → DQ too (a ResNet's downsampling branch)
 };
 
 // x [2, 8, 6, 5], r [2, 8, 6, 5] → Q → DQ each; Conv(DQ(w [8, 8, 3, 3]), b, pads 1) → Q(s_y) → DQ →
@@ -39,6 +40,7 @@ Graph graph(const Form& f) {
   g.inputs = {{"x", DType::Float32, dims}, {"r", DType::Float32, dims}};
   g.outputs = {{"y", DType::Float32, std::nullopt}};
   if (f.own_q_is_output) g.outputs.push_back({"yq", DType::Int8, std::nullopt});
+  if (f.own_q_is_output && f.residual_conv) g.outputs.push_back({"h2q", DType::Int8, std::nullopt});
   g.initializers["s_x"] = Tensor::scalar<float>(0.02f);
   g.initializers["s_r"] = Tensor::scalar<float>(0.017f);
   g.initializers["s_y"] = Tensor::scalar<float>(0.013f);
@@ -61,7 +63,18 @@ Graph graph(const Form& f) {
   if (f.relu_before_own_q) g.nodes.push_back(node("Relu", "conv_relu", {"h"}, {"h_relu"}));
   g.nodes.push_back(node("QuantizeLinear", "qy", {f.relu_before_own_q ? "h_relu" : "h", "s_y", "zp"}, {"yq"}));
   g.nodes.push_back(node("DequantizeLinear", "dqy", {"yq", "s_y", "zp"}, {"yd"}));
-  g.nodes.push_back(node("Add", "add", f.residual_first ? std::vector<std::string>{"rd", "yd"} : std::vector<std::string>{"yd", "rd"}, {"sum"}));
+  std::string residual = "rd";
+  if (f.residual_conv) {  // after the first conv, as exporters order a ResNet's downsampling branch
+    g.initializers["w2_q"] = Tensor::from_vector<int8_t>({8, 8, 1, 1}, std::vector<int8_t>(w.begin(), w.begin() + 64));
+    g.nodes.push_back(node("DequantizeLinear", "dqw2", {"w2_q", "s_w", "zp_w"}, {"w2d"}));
+    g.nodes.back().attributes["axis"] = Attribute::of_int(0);
+    g.nodes.push_back(node("Conv", "conv2", {"rd", "w2d", "b"}, {"h2"}));
+    g.nodes.push_back(node("QuantizeLinear", "qh2", {"h2", "s_r", "zp"}, {"h2q"}));
+    g.nodes.push_back(node("DequantizeLinear", "dqh2", {"h2q", "s_r", "zp"}, {"h2d"}));
+    residual = "h2d";
+  }
+  g.nodes.push_back(node("Add", "add", f.residual_first ? std::vector<std::string>{residual, "yd"} : std::vector<std::string>{"yd", residual},
+                         {"sum"}));
   g.nodes.push_back(node("Relu", "relu", {"sum"}, {f.quantized_sum ? "act" : "y"}));
   if (f.quantized_sum) {
     g.nodes.push_back(node("QuantizeLinear", "qz", {"act", "s_z", "zp"}, {"zq"}));
@@ -136,6 +149,23 @@ TEST(RoundedResidual, EqualsTheUnfusedPairBitForBitAndTheQdqGraphWithinAStep) {
     }
     EXPECT_GE(double(equal_to_qdq), 0.98 * double(values));
   }
+}
+
+// Both operands a conv's Q → DQ: the first conv takes the Add, the second ends at its own Q (its
+// output the first's residual), bit for bit the two QConvs and the QAdd apart.
+TEST(RoundedResidual, TwoConvsIntoOneAddFuseOnce) {
+  Form f, pair;
+  f.residual_conv = pair.residual_conv = pair.own_q_is_output = true;
+  const Lowered l = lower_qdq(graph(f)), apart = lower_qdq(graph(pair));
+  EXPECT_EQ(count_ops(l.graph, "QConv"), 2);
+  EXPECT_EQ(count_ops(l.graph, "QAdd"), 0);
+  EXPECT_EQ(count_ops(apart.graph, "QAdd"), 1);
+  int fused = 0;
+  for (const Node& n : l.graph.nodes) fused += n.op_type == "QConv" && n.has("sum_scale");
+  EXPECT_EQ(fused, 1);
+  const auto in = inputs(11);
+  const Tensor a = run(l.graph, in), b = run(apart.graph, in);
+  for (int64_t i = 0; i < a.numel(); ++i) ASSERT_EQ(a.data<float>()[i], b.data<float>()[i]) << i;
 }
 
 TEST(RoundedResidual, NotFusedWhereTheFormIsNotWhole) {
