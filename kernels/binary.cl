@@ -2,12 +2,15 @@
 // built with -cl-fp32-correctly-rounded-divide-sqrt) with numpy broadcasting, and the index walk
 // they share with QAdd (qadd.cl, which the program holds after this file: name order). layout
 // holds, for Q8_BROADCAST_AXES axes (leading ones padded with size 1), the output's dims, then a's
-// and b's strides (0 along broadcast axes). The op codes are abi.h's.
+// and b's strides (0 along broadcast axes), axes merged where both operands allow it
+// (engine/opencl/ops/broadcast_layout.h): an axis of size 1 costs no division, and the walk stops
+// where the rest of the index is 0. The op codes are abi.h's.
 
 inline void broadcast_offsets(long i, __global const long* layout, long* ia, long* ib) {
   long rest = i;
   *ia = 0, *ib = 0;
-  for (int d = Q8_BROADCAST_AXES - 1; d >= 0; --d) {
+  for (int d = Q8_BROADCAST_AXES - 1; d >= 0 && rest > 0; --d) {
+    if (layout[d] == 1) continue;
     const long at = rest % layout[d];
     rest /= layout[d];
     *ia += at * layout[Q8_BROADCAST_AXES + d];

@@ -238,7 +238,19 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
       const int4 v = vload4(0, ring + at);
       const long index = at_layout(r, j, n, spatial);
       const bool whole = row_major ? r < rows && j + 3 < n && (n & 3) == 0 : r + 3 < rows && j < n && (spatial & 3) == 0;
-      if (whole && mode < Q8_FLOAT_OUT) {  // the float-epilogue modes store one by one
+      if (whole && mode >= Q8_FLOAT_OUT) {  // float b and S: store_output's arithmetic, four at a time
+        const int4 c = row_major ? (int4)(j, j + 1, j + 2, j + 3) : (int4)(j);
+        const float4 g = (float4)(float_epilogue(mode, v.x, scale[c.x], bias_f[c.x]), float_epilogue(mode, v.y, scale[c.y], bias_f[c.y]),
+                                  float_epilogue(mode, v.z, scale[c.z], bias_f[c.z]), float_epilogue(mode, v.w, scale[c.w], bias_f[c.w]));
+        if (q8_int8_after_activation(mode))
+          vstore4((char4)((char)q8_quantized(g.x, r_scale), (char)q8_quantized(g.y, r_scale), (char)q8_quantized(g.z, r_scale),
+                          (char)q8_quantized(g.w, r_scale)),
+                  0, y_q + index);
+        else
+          vstore4(g, 0, y_f + index);
+        continue;
+      }
+      if (whole) {
         const int4 c = row_major ? (int4)(j, j + 1, j + 2, j + 3) : (int4)(j);
         const int4 tv = v + (int4)(bias_q[c.x], bias_q[c.y], bias_q[c.z], bias_q[c.w]);
         const float4 m = (float4)(scale[c.x], scale[c.y], scale[c.z], scale[c.w]);
