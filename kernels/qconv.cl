@@ -52,22 +52,33 @@ __kernel void qconv(__global const char* x, __global const char* w, int c, int m
     store_output(mode, y_q, y_f, first + t, oc, acc[t], bias_q, bias_f, scale, residual, r_scale, y_ratio, lo, hi);
 }
 
-// Depthwise QConv (group = C = M, 2 spatial axes, int8 out: requantized, or an activation then
-// QuantizeLinear, `mode` Q8_INT8_OUT or an int8-out activation mode) where its input or its output is
-// channels-last (engine/opencl/channels_last.h): each work-item computes 16 neighbouring channels
-// of one output position (Q8_DEPTHWISE_CHUNK, which the char16 and int16 vectors below are). w is
-// packed at create as [taps, C]; C is a multiple of 16, so every
+// Depthwise QConv (group = C = M, 2 spatial axes) where its input or its output is channels-last
+// (engine/opencl/channels_last.h): each work-item computes 16 neighbouring channels of one output
+// position (Q8_DEPTHWISE_CHUNK, which the char16 and int16 vectors below are). The output is int8
+// (requantized, or an activation then QuantizeLinear: `mode` Q8_INT8_OUT or an int8-out activation
+// mode) in either layout, or float (Q8_FLOAT_OUT or a float activation mode, epilogue.cl's
+// float_epilogue), always NCHW. w is packed at create as [taps, C]; C is a multiple of 16, so every
 // 16-byte access below is aligned (buffers are aligned far more). A channels-last side moves 16
-// bytes per load or store (x [N, H, W, C], y [N, OH, OW, C]); an NCHW side one byte per channel.
-// Work-items: output positions, then 16-channel chunks fastest.
+// bytes per load or store (x [N, H, W, C], y [N, OH, OW, C]); an NCHW side one value per channel.
+// Work-items: with a channels-last output, positions then 16-channel chunks fastest; with an NCHW
+// output, per sample, chunks then positions fastest, so neighbouring work-items write neighbouring
+// values of each plane.
 __kernel void qconv_depthwise_nhwc(__global const char* x, __global const char* w_tc, int c, int in_nhwc, int out_nhwc, int count,
-                                   __global const int* geometry, int mode, __global char* y_q, __global const int* bias_q,
+                                   __global const int* geometry, int mode, __global char* y_q, __global float* y_f, __global const int* bias_q,
                                    __global const float* bias_f, __global const float* scale, float r_scale, int lo, int hi) {
   const int id = get_global_id(0);
   if (id >= count) return;
   const int in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2], out_h = geometry[Q8_GEO_OUT + 1], out_w = geometry[Q8_GEO_OUT + 2], k_h = geometry[Q8_GEO_KERNEL + 1], k_w = geometry[Q8_GEO_KERNEL + 2];
-  const int chunks = c / Q8_DEPTHWISE_CHUNK, pos = id / chunks, c0 = (id % chunks) * Q8_DEPTHWISE_CHUNK, out_size = out_h * out_w;
-  const int s = pos / out_size, o = pos % out_size, oy = o / out_w, ox = o % out_w;
+  const int chunks = c / Q8_DEPTHWISE_CHUNK, out_size = out_h * out_w;
+  int s, o, c0;
+  if (out_nhwc) {
+    const int pos = id / chunks;
+    s = pos / out_size, o = pos % out_size, c0 = (id % chunks) * Q8_DEPTHWISE_CHUNK;
+  } else {
+    const int per_sample = chunks * out_size, rest = id % per_sample;
+    s = id / per_sample, o = rest % out_size, c0 = (rest / out_size) * Q8_DEPTHWISE_CHUNK;
+  }
+  const int oy = o / out_w, ox = o % out_w;
   const int y0 = oy * geometry[Q8_GEO_STRIDES + 1] - geometry[Q8_GEO_PADS + 1], x0 = ox * geometry[Q8_GEO_STRIDES + 2] - geometry[Q8_GEO_PADS + 2];
   int16 acc = (int16)(0);
   for (int b = 0; b < k_h; ++b) {
@@ -88,6 +99,12 @@ __kernel void qconv_depthwise_nhwc(__global const char* x, __global const char* 
   }
   const float16 m = *(__global const float16*)(scale + c0);
   const float* ml = (const float*)&m;
+  const int* al = (const int*)&acc;
+  const long plane0 = ((long)s * c + c0) * out_size + o;  // NCHW: lane i at plane0 + i · out_size
+  if (mode >= Q8_FLOAT_OUT && !q8_int8_after_activation(mode)) {  // float out, NCHW
+    for (int i = 0; i < 16; ++i) y_f[plane0 + (long)i * out_size] = float_epilogue(mode, al[i], ml[i], bias_f[c0 + i]);
+    return;
+  }
   char16 out;
   char* ol = (char*)&out;
   if (mode == Q8_INT8_OUT) {
@@ -95,12 +112,11 @@ __kernel void qconv_depthwise_nhwc(__global const char* x, __global const char* 
     const int* tl = (const int*)&t;
     for (int i = 0; i < 16; ++i) ol[i] = requantize(tl[i], ml[i], lo, hi);
   } else {  // an activation, then QuantizeLinear (epilogue.cl's store_output, 16 lanes)
-    const int* al = (const int*)&acc;
-    for (int i = 0; i < 16; ++i) ol[i] = (char)q8_quantized(q8_epilogue_activation(mode, q8_dequantized(al[i], ml[i], bias_f[c0 + i])), r_scale);
+    for (int i = 0; i < 16; ++i) ol[i] = (char)q8_quantized(float_epilogue(mode, al[i], ml[i], bias_f[c0 + i]), r_scale);
   }
   if (out_nhwc) {
-    *(__global int4*)(y_q + (long)pos * c + c0) = as_int4(out);
+    *(__global int4*)(y_q + (((long)s * out_size + o) * c + c0)) = as_int4(out);
   } else {
-    for (int i = 0; i < 16; ++i) y_q[((long)s * c + c0 + i) * out_size + o] = ol[i];
+    for (int i = 0; i < 16; ++i) y_q[plane0 + (long)i * out_size] = ol[i];
   }
 }

@@ -6,16 +6,23 @@ namespace q8 {
 
 namespace {
 
-// Its weights, where n is a QConv of int8 output (an int32 bias, or a float one with an activation
-// and QuantizeLinear's y_scale after it) with constant weights and bias.
-const Tensor* int8_conv_weights(const Node& n, const GraphIndex& index) {
+// Whether QConv n writes int8 (an int32 bias, or a float one with an activation and QuantizeLinear's
+// y_scale after it).
+bool int8_output(const Node& n, const GraphIndex& index) {
+  const Tensor* bias = n.inputs.size() > 2 ? index.constant(n.inputs[2]) : nullptr;
+  return bias && (bias->dtype() == DType::Int32 || (bias->dtype() == DType::Float32 && n.attr_float("y_scale", 0.0f) > 0.0f));
+}
+
+// Its weights, where n is a QConv with constant weights and bias (of int8 output where asked).
+const Tensor* conv_weights(const Node& n, const GraphIndex& index, bool int8_out) {
   if (n.domain != kInt8Domain || n.op_type != "QConv" || n.inputs.size() < 4 || n.outputs.size() != 1) return nullptr;
   const Tensor* w = index.constant(n.inputs[1]);
-  const Tensor* bias = index.constant(n.inputs[2]);
-  const bool int8_out = bias && (bias->dtype() == DType::Int32 || (bias->dtype() == DType::Float32 && n.attr_float("y_scale", 0.0f) > 0.0f));
-  if (!w || !int8_out || w->rank() < 3 || w->dim(0) == 0 || w->dim(1) == 0) return nullptr;
+  if (!w || !index.constant(n.inputs[2]) || (int8_out && !int8_output(n, index)) || w->rank() < 3 || w->dim(0) == 0 || w->dim(1) == 0)
+    return nullptr;
   return w;
 }
+
+const Tensor* int8_conv_weights(const Node& n, const GraphIndex& index) { return conv_weights(n, index, true); }
 
 // Of one or two spatial axes: qconv_implicit_mma reads such windows from a channels-last input.
 bool mma_conv(const Node& n, const GraphIndex& index, const DeviceCaps& caps) {
@@ -26,7 +33,7 @@ bool mma_conv(const Node& n, const GraphIndex& index, const DeviceCaps& caps) {
 }  // namespace
 
 bool channels_last_depthwise(const Node& n, const GraphIndex& index) {
-  const Tensor* w = int8_conv_weights(n, index);
+  const Tensor* w = conv_weights(n, index, false);
   return w && w->rank() == 4 && w->dim(1) == 1 && n.attr_int("group", 1) == w->dim(0) && w->dim(0) % 16 == 0 && !n.has_input(4);
 }
 
@@ -40,11 +47,13 @@ std::vector<bool> channels_last_outputs(const GraphIndex& index, const DeviceCap
   std::vector<bool> mma(count), depthwise(count), kept(count, false);
   for (size_t i = 0; i < count; ++i)
     mma[i] = mma_conv(graph.nodes[i], index, caps), depthwise[i] = channels_last_depthwise(graph.nodes[i], index);
+  // A float output stays NCHW for its float readers; the conv may still read channels-last.
+  const auto may_keep = [&](size_t i) { return mma[i] || (depthwise[i] && int8_output(graph.nodes[i], index)); };
   // Every reader is a tensor-core conv reading the value as x (C a multiple of 16) or as its
   // residual (qgemm_mma reads a residual in either layout, whatever its output's), or a depthwise
   // conv that qconv_depthwise_nhwc runs, reading it as x.
   for (size_t i = 0; i < count; ++i) {
-    if (!mma[i] && !depthwise[i]) continue;
+    if (!may_keep(i)) continue;
     const std::string& out = graph.nodes[i].outputs[0];
     const std::vector<int>& readers = index.readers(out);
     bool ok = !out.empty() && !index.is_graph_output(out) && !readers.empty();

@@ -118,7 +118,9 @@ TEST(OpenClChannelsLast, NoneWithoutTensorCores) {
 
 // Depthwise convs reading each other's outputs run channels-last on any device (the rule needs no
 // tensor cores): NCHW in and channels-last out, channels-last both ways, channels-last in and NCHW
-// out. The executor's outputs through OpenCL must be the integer reference's, byte for byte.
+// out; and two of float output (one with Swish in its epilogue, as EfficientNet's before its
+// squeeze-excitation gate) reading a channels-last int8 output. The executor's outputs through
+// OpenCL must be the integer reference's, bit for bit.
 TEST(OpenClChannelsLast, DepthwiseChainsGiveTheReferencesBytes) {
   if (list_devices().empty()) GTEST_SKIP() << "no OpenCL device";
   std::mt19937 rng(7);
@@ -150,19 +152,39 @@ TEST(OpenClChannelsLast, DepthwiseChainsGiveTheReferencesBytes) {
     x = out;
   }
   g.outputs.push_back(ValueInfo{x, DType::Int8, std::nullopt});
+  for (const char* activation : {"Swish", ""}) {  // float out: float b and S
+    const std::string out = std::string("dw_float") + activation;
+    Tensor w(DType::Int8, {c, 1, 3, 3}), b(DType::Float32, {c}), s(DType::Float32, {c});
+    for (int8_t& v : w.values<int8_t>()) v = int8_t(int(rng() % 255) - 127);
+    for (float& v : b.values<float>()) v = float(int(rng() % 2001) - 1000) * 0.001f;
+    for (float& v : s.values<float>()) v = 0.0002f + float(rng() % 1000) * 0.000002f;
+    g.initializers[out + ".w"] = w, g.initializers[out + ".b"] = b, g.initializers[out + ".s"] = s;
+    Node n;
+    n.name = out, n.op_type = "QConv", n.domain = kInt8Domain;
+    n.inputs = {"dw1", out + ".w", out + ".b", out + ".s"}, n.outputs = {out};
+    n.attributes["group"] = Attribute::of_int(c);
+    n.attributes["pads"] = Attribute::of_ints({1, 1, 1, 1});
+    if (*activation) n.attributes["activation"] = Attribute::of_string(activation);
+    g.nodes.push_back(n);
+    g.outputs.push_back(ValueInfo{out, DType::Float32, std::nullopt});
+  }
   {
     const GraphIndex index(g);
-    EXPECT_EQ(channels_last_outputs(index, DeviceCaps{}), (std::vector<bool>{true, true, false}));
+    EXPECT_EQ(channels_last_outputs(index, DeviceCaps{}), (std::vector<bool>{true, true, false, false, false}));
   }
   Tensor input(DType::Int8, {2, c, 13, 11});
   for (int8_t& v : input.values<int8_t>()) v = int8_t(int(rng() % 256) - 128);
   Executor reference(g, BackendList{&int8_reference_backend()});
   Executor opencl(g, BackendList{&opencl_backend(0), &int8_reference_backend()});
   for (size_t i = 0; i < g.nodes.size(); ++i) ASSERT_EQ(opencl.placement()[i], "opencl") << g.nodes[i].name;
-  const Tensor want = reference.run({{"input", input}}).at(x), got = opencl.run({{"input", input}}).at(x);
-  ASSERT_EQ(got.dims(), want.dims());
-  for (int64_t i = 0; i < want.numel(); ++i)
-    ASSERT_EQ(int(got.data<int8_t>()[i]), int(want.data<int8_t>()[i])) << "first difference at index " << i;
+  const TensorMap want = reference.run({{"input", input}}), got = opencl.run({{"input", input}});
+  for (const ValueInfo& o : g.outputs) {
+    const Tensor &a = got.at(o.name), &b = want.at(o.name);
+    ASSERT_EQ(a.dims(), b.dims()) << o.name;
+    ASSERT_EQ(a.nbytes(), b.nbytes()) << o.name;
+    for (size_t i = 0; i < a.nbytes(); ++i)
+      ASSERT_EQ(std::to_integer<int>(a.raw()[i]), std::to_integer<int>(b.raw()[i])) << o.name << ": first difference at byte " << i;
+  }
 }
 
 }  // namespace

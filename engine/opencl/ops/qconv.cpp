@@ -99,7 +99,7 @@ class ClQConvDepthwiseNhwc final : public ClQConvBase {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const int c = int(x.dim(1)), in_nhwc = sides_.in, out_nhwc = sides_.out, count = int(chunks_);
     const cl_kernel k = device_->kernel("qconv_depthwise_nhwc");
-    set_args(k, x, w_, c, in_nhwc, out_nhwc, count, geometry_, mode(nullptr), out[0], bias_, bias_, scale_, r_scale_, lo_, hi_);
+    set_args(k, x, w_, c, in_nhwc, out_nhwc, count, geometry_, mode(nullptr), out[0], out[0], bias_, bias_, scale_, r_scale_, lo_, hi_);
     if (count > 0) device_->launch(k, {size_t(count)}, {64});
   }
 
