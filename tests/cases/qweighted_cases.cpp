@@ -198,6 +198,15 @@ std::vector<WeightedCase> conv_cases() {
     k.rounded = k.residual ? 1 : 0;
     cases.push_back(k);
   }
+  // Squeeze-excitation convs: 1 × 1 over [N, C, 1, 1] (C whole 16-byte chunks, read as the rows
+  // themselves on the tensor cores), Swish int8 out, then Sigmoid float out.
+  for (int i = 0; i < 2; ++i) {
+    WeightedCase k;
+    k.n = 5, k.c = i ? 48 : 32, k.m = i ? 32 : 48, k.in = {1, 1}, k.kernel = {1, 1}, k.strides = {1, 1}, k.dilations = {1, 1};
+    k.pads = {0, 0, 0, 0}, k.output_padding = {0, 0};
+    k.activation = i ? "Sigmoid" : "Swish", k.float_out = i == 1;
+    cases.push_back(k);
+  }
   // Activations in the epilogue: each one, int8 and float out, dense, grouped and depthwise (16
   // channels: the channels-last depthwise kernel's chunk), strided and padded.
   const struct {

@@ -141,7 +141,7 @@ class ClQConvMma final : public ClQConvBase {
                  residual_spatial, r_scale_, y_ratio_, lo_, hi_, geometry_, c);
       return;
     }
-    if (!sides_.in) {
+    if (!sides_.in && !direct_) {
       const cl_kernel im2col = device_->kernel("im2col_int8");
       set_args(im2col, x, cols_, c, rows, k_dim, geometry_);
       device_->launch(im2col, {size_t((rows + 63) / 64 * 256), size_t((k_dim + 63) / 64)}, {256, 1});  // 64 × 64 tiles (im2col.cl)
@@ -159,10 +159,13 @@ class ClQConvMma final : public ClQConvBase {
       positions *= r.output[i];
       identity = identity && r.kernel[i] == 1 && r.strides[i] == 1 && r.pad_begin[i] == 0 && r.output[i] == in_spatial_[i];
     }
-    direct_ = sides_.in && identity;
+    // An NCHW input of one position ([N, C, 1, 1], a squeeze-excitation conv's) is channels-last
+    // too: its rows are x itself where C fills whole 16-byte chunks.
+    const bool one_position = numel(in_spatial_) == 1 && inputs[0].dims[1] == w_.dim(1);
+    direct_ = identity && (sides_.in || one_position);
     implicit_ = sides_.in && !direct_;  // channels_last.h keeps one or two spatial axes only
     const Dims cols = {inputs[0].dims[0] * positions, w_.dim(1)};
-    if (!sides_.in && cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
+    if (!sides_.in && !direct_ && cols_.dims() != cols) cols_ = device_->allocate(DType::Int8, cols);
   }
 
   ChannelsLastSides sides_;
