@@ -227,11 +227,17 @@ Tensor OpenClDevice::upload(const Tensor& host) {
   return t;
 }
 
-Tensor OpenClDevice::upload_filled(DType dtype, const Dims& dims, const std::function<void(std::byte*)>& fill) {
+Tensor OpenClDevice::upload_filled(DType dtype, const Dims& dims, const Fill& fill) {
   Tensor t = allocate(dtype, dims);
   const size_t bytes = checked_bytes(dtype, dims);
   if (!bytes) return t;
   std::lock_guard<std::mutex> lock(staging_mutex_);
+  if (staging_copied_) {  // the staging area is free once the last upload's copies are done
+    const cl_int waited = clWaitForEvents(1, &staging_copied_);
+    clReleaseEvent(staging_copied_);
+    staging_copied_ = nullptr;
+    cl_check(waited, "waiting for a copy to " + caps_.name);
+  }
   if (staging_bytes_ < bytes) {
     release_staging();
     cl_int status = CL_SUCCESS;
@@ -241,13 +247,29 @@ Tensor OpenClDevice::upload_filled(DType dtype, const Dims& dims, const std::fun
     cl_check(status, "mapping " + std::to_string(bytes) + " bytes of pinned host memory for " + caps_.name);
     staging_bytes_ = bytes;
   }
-  fill(static_cast<std::byte*>(staging_host_));
-  cl_check(clEnqueueWriteBuffer(queue_, buffer_of(t), CL_TRUE, 0, bytes, staging_host_, 0, nullptr, event_slot(Command::Upload, bytes, "upload")),
-           "copying " + std::to_string(bytes) + " bytes to " + caps_.name);
+  // Chunks of about 2 MiB: the host writes one while the device copies the one before.
+  const int64_t count = numel(dims), size = int64_t(dtype_size(dtype)), chunk = std::max<int64_t>(1, (int64_t(2) << 20) / size);
+  std::byte* base = static_cast<std::byte*>(staging_host_);
+  const auto mark = [&] { cl_check(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &staging_copied_), "marking a copy to " + caps_.name); };
+  try {
+    for (int64_t begin = 0; begin < count; begin += chunk) {
+      const int64_t end = std::min(count, begin + chunk);
+      fill(base, begin, end);
+      const size_t offset = size_t(begin * size), length = size_t((end - begin) * size);
+      cl_check(clEnqueueWriteBuffer(queue_, buffer_of(t), CL_FALSE, offset, length, base + offset, 0, nullptr,
+                                    event_slot(Command::Upload, length, "upload")),
+               "copying " + std::to_string(length) + " bytes to " + caps_.name);
+    }
+  } catch (...) {  // a fill that stops (a bad index) leaves the copies already enqueued to finish first
+    mark();
+    throw;
+  }
+  mark();
   return t;
 }
 
 void OpenClDevice::release_staging() {
+  if (staging_copied_) clWaitForEvents(1, &staging_copied_), clReleaseEvent(staging_copied_), staging_copied_ = nullptr;
   if (!staging_) return;
   clEnqueueUnmapMemObject(queue_, staging_, staging_host_, 0, nullptr, nullptr);
   clFinish(queue_);

@@ -87,9 +87,13 @@ class OpenClDevice {
   Tensor upload(const Tensor& host);
   // A device tensor of dtype × dims whose bytes `fill` writes on the host, into pinned memory the
   // device keeps mapped (CL_MEM_ALLOC_HOST_PTR), which it reads by DMA at full speed where a
-  // pageable buffer goes through a driver copy first. One staging area per device, grown as
-  // needed and used by one upload at a time.
-  Tensor upload_filled(DType dtype, const Dims& dims, const std::function<void(std::byte*)>& fill);
+  // pageable buffer goes through a driver copy first. `fill(base, begin, end)` writes elements
+  // [begin, end) of the tensor whose first byte is base; it is called chunk by chunk, and each
+  // chunk's copy is enqueued as soon as it is written, so the host fills the next while the device
+  // copies (no host wait). One staging area per device, grown as needed; an upload waits for the
+  // last one's copies before writing into it.
+  using Fill = std::function<void(std::byte* base, int64_t begin, int64_t end)>;
+  Tensor upload_filled(DType dtype, const Dims& dims, const Fill& fill);
   Tensor download(const Tensor& on_device);
   // Enqueues kernel over the global range (each axis at least 1), in order on the queue.
   void launch(cl_kernel kernel, std::vector<size_t> global, std::vector<size_t> local = {});
@@ -120,6 +124,7 @@ class OpenClDevice {
   cl_mem staging_ = nullptr;  // upload_filled's pinned memory, mapped at staging_host_
   void* staging_host_ = nullptr;
   size_t staging_bytes_ = 0;
+  cl_event staging_copied_ = nullptr;  // the last upload_filled's copies are done
   void release_staging();
   std::string memory_name_;
   std::mutex mutex_;

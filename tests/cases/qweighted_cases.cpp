@@ -319,6 +319,15 @@ std::vector<WeightedCase> gemm_cases() {
     k.op = "QGemm", k.c = v.k, k.m = v.n, k.in = {v.rows}, k.trans_b = v.trans, k.float_out = v.float_out, k.activation = v.form;
     cases.push_back(k);
   }
+  // Enough tiles to fill a large device (a device with few tiles runs one work-item an output):
+  // the tensor cores' tiles, with a residual after the op's own rounding and with Swish.
+  for (bool trans : {false, true}) {
+    WeightedCase k;
+    k.op = "QGemm", k.c = trans ? 64 : 100, k.m = trans ? 256 : 448, k.in = {trans ? 576 : 640}, k.trans_b = trans;
+    if (trans) k.activation = "Swish";
+    else k.residual = true, k.rounded = 1;
+    cases.push_back(k);
+  }
   WeightedCase big;  // last: the harness checks that its accumulators pass 2^24
   big.op = "QGemm", big.c = 1100, big.m = 3, big.in = {2}, big.extreme = true;  // acc ≈ 1100 · 126.5² > 2^24
   cases.push_back(big);

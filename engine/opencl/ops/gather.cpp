@@ -151,9 +151,9 @@ class ClEmbedding final : public PreparedNode {
     std::vector<Tensor> moved;
     const Tensor& ids = ids_.empty() ? *host_parameters(*device_, in, moved).at(0) : ids_;
     const std::vector<int64_t> values = ids.to_int64s();
-    const Tensor rows = device_->upload_filled(DType::Int32, {int64_t(values.size())}, [&](std::byte* p) {
-      int32_t* r = reinterpret_cast<int32_t*>(p);
-      for (size_t i = 0; i < values.size(); ++i) {
+    const Tensor rows = device_->upload_filled(DType::Int32, {int64_t(values.size())}, [&](std::byte* base, int64_t begin, int64_t end) {
+      int32_t* r = reinterpret_cast<int32_t*>(base);
+      for (size_t i = size_t(begin); i < size_t(end); ++i) {
         const int64_t v = values[i];
         check(v >= -rows_ && v < rows_, name_ + ": index " + std::to_string(v) + " is out of range for axis 0 of size " + std::to_string(rows_));
         r[i] = int32_t(v < 0 ? v + rows_ : v);

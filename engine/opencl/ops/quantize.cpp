@@ -28,8 +28,8 @@ class ClQuantize final : public PreparedNode {
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     const cl_long count = numel(out_.dims);
     if (quantize_ && !in[0]->on_device()) {  // quantized straight into the device's pinned staging memory
-      out[0] = device_->upload_filled(DType::Int8, out_.dims, [&](std::byte* bytes) {
-        quantize_int8(in[0]->data<float>(), reinterpret_cast<int8_t*>(bytes), count, scale_, float(zero_point_));
+      out[0] = device_->upload_filled(DType::Int8, out_.dims, [&](std::byte* base, int64_t begin, int64_t end) {
+        quantize_int8(in[0]->data<float>() + begin, reinterpret_cast<int8_t*>(base) + begin, end - begin, scale_, float(zero_point_));
       });
       return;
     }
