@@ -116,8 +116,7 @@ class ClQConvDepthwiseNhwc final : public ClQConvBase {
 
 // The tensor cores: y [N · P, M] = rows [N · P, K] · wᵀ, the rows im2col.cl's (a channels-first
 // input), a channels-last input's own positions (a 1 × 1 window at stride 1 without pads), or read
-// straight from a channels-last input into qgemm_mma's ring (qconv_implicit_mma); the own
-// positions through qgemm_dp4a instead where they make too few tiles to fill the device.
+// straight from a channels-last input into qgemm_mma's ring (qconv_implicit_mma).
 class ClQConvMma final : public ClQConvBase {
  public:
   ClQConvMma(std::shared_ptr<OpenClDevice> device, const NodeView& view, ChannelsLastSides sides)
@@ -140,16 +139,6 @@ class ClQConvMma final : public ClQConvBase {
     if (implicit_) {  // the windows read straight from x into the ring (qgemm_mma.cl)
       launch_mma("qconv_implicit_mma", rows, k_dim, m, x, w_, rows, k_dim, m, spatial, mode(residual), out[0], out[0], bias_, bias_, scale_, r,
                  residual_spatial, r_scale_, y_ratio_, lo_, hi_, geometry_, c);
-      return;
-    }
-    // Too few tiles to fill the device (a squeeze-excitation conv, batch 1): one work-item an output
-    // through qgemm_dp4a.cl, where every side is row-major [rows, M].
-    const bool row_major = spatial == 0 || positions == 1, residual_row_major = !residual || residual_spatial == 0 || positions == 1;
-    const int64_t tiles = (rows + kSmallMmaTile.rows - 1) / kSmallMmaTile.rows * ((m + kSmallMmaTile.cols - 1) / kSmallMmaTile.cols);
-    if (direct_ && row_major && residual_row_major && 2 * tiles < int64_t(device_->caps().compute_units)) {
-      const cl_kernel k = device_->kernel("qgemm_dp4a");
-      set_args(k, x, w_, rows, k_dim, m, mode(residual), out[0], out[0], bias_, bias_, scale_, r, r_scale_, y_ratio_, lo_, hi_);
-      device_->launch(k, {size_t(m), size_t(rows)});
       return;
     }
     if (!sides_.in && !direct_) {

@@ -80,15 +80,6 @@ class ClQGemmMma final : public ClQGemmBase {
     const Tensor* residual = optional_input(in, 4);
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const Sizes s = sizes(*in[0]);
-    // Too few tiles to fill the device (a classifier at batch 1): one work-item an output (qgemm_dp4a.cl).
-    const int64_t tiles = (s.rows + kSmallMmaTile.rows - 1) / kSmallMmaTile.rows * ((s.n + kSmallMmaTile.cols - 1) / kSmallMmaTile.cols);
-    if (2 * tiles < int64_t(device_->caps().compute_units)) {
-      const cl_kernel k = device_->kernel("qgemm_dp4a");
-      set_args(k, *in[0], w_, s.rows, s.k, s.n, mode(residual), out[0], out[0], bias_, bias_, scale_, residual_or_bias(residual), r_scale_,
-               y_ratio_, lo_, hi_);
-      device_->launch(k, {size_t(s.n), size_t(s.rows)});
-      return;
-    }
     launch_mma("qgemm_mma", s.rows, s.k, s.n, *in[0], w_, s.rows, s.k, s.n, 0, mode(residual), out[0], out[0], bias_, bias_, scale_,
                residual_or_bias(residual), 0, r_scale_, y_ratio_, lo_, hi_);
   }
