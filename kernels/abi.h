@@ -27,6 +27,8 @@
 
 // Lanes of GlobalAveragePool's work-group, one per partial sum of engine/ops/plane_sum.h.
 #define Q8_PLANE_SUM_LANES 64
+// Planes per work-group of the OpenCL GlobalAveragePool (its barriers shared by that many planes).
+#define Q8_PLANE_SUM_PLANES 4
 
 // Outputs per work-item of the portable QConv (qconv.cl): a strip along the last axis.
 #define Q8_CONV_STRIP 8

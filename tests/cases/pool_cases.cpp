@@ -34,7 +34,12 @@ std::vector<OpCase> global_average_pool_cases() {
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   Tensor wide(DType::Float32, {2, 3, 37, 41});
   for (int64_t i = 0; i < wide.numel(); ++i) wide.data<float>()[i] = unit(rng) * std::pow(10.0f, float(i % 11) - 3.0f);
-  return {make_case("GlobalAveragePool", make_node("GlobalAveragePool", {"x"}), {float_inputs().x}, {false}),
+  // 65 planes of 7 × 7 (a squeeze-excitation pool's: fewer values than lanes; planes not a whole
+  // number of work-groups).
+  Tensor small(DType::Float32, {5, 13, 7, 7});
+  for (int64_t i = 0; i < small.numel(); ++i) small.data<float>()[i] = unit(rng) * std::pow(10.0f, float(i % 7) - 2.0f);
+  return {make_case("GlobalAveragePool, 65 planes of 7x7", make_node("GlobalAveragePool", {"x"}), {small}, {false}),
+          make_case("GlobalAveragePool", make_node("GlobalAveragePool", {"x"}), {float_inputs().x}, {false}),
           make_case("GlobalAveragePool, -110 to 90", make_node("GlobalAveragePool", {"x"}), {float_inputs().tails}, {false}),
           make_case("GlobalAveragePool, 37x41 planes from 1e-3 to 1e7", make_node("GlobalAveragePool", {"x"}), {wide}, {false})};
 }

@@ -27,7 +27,8 @@ class ClGlobalAveragePool final : public PreparedNode {
     out[0] = device_->allocate(out_.dtype, out_.dims);
     const cl_kernel k = device_->kernel("global_average_pool");
     set_args(k, *in[0], out[0], planes_, size_);
-    if (planes_ > 0) device_->launch(k, {size_t(planes_) * Q8_PLANE_SUM_LANES}, {Q8_PLANE_SUM_LANES});
+    const size_t group = Q8_PLANE_SUM_LANES * Q8_PLANE_SUM_PLANES, groups = size_t((planes_ + Q8_PLANE_SUM_PLANES - 1) / Q8_PLANE_SUM_PLANES);
+    if (planes_ > 0) device_->launch(k, {groups * group}, {group});
   }
 
  private:
