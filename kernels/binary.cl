@@ -35,3 +35,15 @@ __kernel void binary_float(__global const float* a, __global const float* b, __g
          : y == 3.0f    ? x * x * x
                         : pow(x, y);
 }
+
+// MulQuantize (q8): a float32 Mul and the QuantizeLinear that alone reads it, y = clamp(rne((a · b)
+// / s), -128, 127): the product rounded to float32, then quantize.cl's quantize_linear arithmetic.
+__kernel void mul_quantize(__global const float* a, __global const float* b, __global char* y, long count, __global const long* layout,
+                           float s) {
+  const long i = get_global_id(0);
+  if (i >= count) return;
+  long ia, ib;
+  broadcast_offsets(i, layout, &ia, &ib);
+  const float v = a[ia] * b[ib];
+  y[i] = (char)clamp(rint(v / s) + 0.0f, -128.0f, 127.0f);
+}

@@ -47,7 +47,7 @@ enum class Output {
   ValueAttribute,  // ConstantOfShape: its `value`'s, float32 without one
   DtypeAttribute,  // EyeLike: its `dtype`, input 0's without one
   Subgraph,        // If: its then_branch's output of that position; Loop: its body's (after cond)
-  Int8,            // the q8 domain's QAdd and QConcat
+  Int8,            // the q8 domain's QAdd, QConcat and MulQuantize
   Int8OrBias,      // QConv, QConvTranspose, QGemm: int8, or float32 when their bias is float32 and no y_scale quantizes
                    // a GELU epilogue's output
   Int8ByMultiplier,  // QMatMul: int8 with a multiplier attribute, float32 with a scale

@@ -1,7 +1,9 @@
 // Add, Sub, Mul, Div and Pow on float32: broadcasting, a constant operand on either side, inf − inf;
 // Pow's square and cube (x · x and x · x · x on both sides: bit for bit) and other exponents (the
 // device's pow, within OpenCL's 16 ulp of the host's).
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "tests/cases/op_case.h"
 
@@ -22,6 +24,35 @@ std::vector<OpCase> add_cases() { return binary_cases("Add"); }
 std::vector<OpCase> sub_cases() { return binary_cases("Sub"); }
 std::vector<OpCase> mul_cases() { return binary_cases("Mul"); }
 std::vector<OpCase> div_cases() { return binary_cases("Div"); }
+
+// MulQuantize (q8): a Mul and its QuantizeLinear, expected from docs/quantization.md ("A float Mul
+// and its Q"): clamp(rne(p / s), -128, 127) of the float32 product p, a NaN giving -128 as
+// QuantizeLinear's does. Same shapes (x's NaN, ±inf and ±0, and the NaN of inf · 0), and a
+// squeeze-excitation gate [2, 3, 5, 7] · [2, 3, 1, 1].
+std::vector<OpCase> mul_quantize_cases() {
+  const FloatInputs& f = float_inputs();
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> gate(0.0f, 1.0f);
+  Tensor g(DType::Float32, {2, 3, 1, 1});
+  for (float& v : g.values<float>()) v = gate(rng);
+  const float s = 0.037f;
+  Node n = make_node("MulQuantize", {"a", "b"}, {{"y_scale", Attribute::of_float(s)}}, kInt8Domain);
+  std::vector<OpCase> out;
+  for (const auto& [what, b] : {std::pair<std::string, Tensor>{"same shapes", f.x2}, {"a squeeze-excitation gate", g}}) {
+    OpCase c = make_case("MulQuantize, " + what, n, {f.x, b}, {false, false});
+    c.expect = Expect::Bits;
+    Tensor y(DType::Int8, f.x.dims());
+    const int64_t plane = 5 * 7;
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      const float p = f.x.data<float>()[i] * (b.numel() == f.x.numel() ? b.data<float>()[i] : b.data<float>()[i / plane]);
+      const float q = std::nearbyint(p / s);
+      y.data<int8_t>()[i] = std::isnan(q) ? int8_t(-128) : int8_t(std::clamp(q, -128.0f, 127.0f));
+    }
+    c.expected = {y};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
 
 std::vector<OpCase> pow_cases() {
   const FloatInputs& f = float_inputs();

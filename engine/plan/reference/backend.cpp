@@ -49,6 +49,12 @@ std::string int8_node_refusal(const NodeView& v) {
     if (std::string why = int8_input(v, 0, "a"); !why.empty()) return why;
     return int8_input(v, 1, "b");
   }
+  if (op == "MulQuantize") {
+    for (size_t i = 0; i < 2; ++i)
+      if (const DType t = v.input_type(i); t != DType::Float32 && t != DType::Undefined)
+        return std::string(i ? "b" : "a") + " is " + std::string(dtype_name(t)) + ", not float32";
+    return "";
+  }
   if (op == "QConcat") {
     const size_t n = v.node.inputs.size();
     if (n < 2) return "needs inputs and a table";
