@@ -125,8 +125,8 @@ TEST(ActivationEpilogue, SwishAfterALinearFusesIntoOneQGemm) {
 }
 
 // The conv's output read by another node too (a graph output here), or a Mul of the Sigmoid with
-// another tensor (a squeeze-excitation gate's Mul): the Mul stays, and only what alone reads the
-// conv's output may fuse.
+// another tensor (a squeeze-excitation gate's Mul): the Mul stays out of the conv (with its Q, a
+// MulQuantize), and only what alone reads the conv's output may fuse.
 TEST(ActivationEpilogue, NotFusedWhereTheFormIsNotWhole) {
   Graph g = graph("Swish", true);
   g.outputs.push_back({"h", DType::Float32, std::nullopt});
@@ -142,7 +142,7 @@ TEST(ActivationEpilogue, NotFusedWhereTheFormIsNotWhole) {
   l = lower_qdq(g);
   bool mul_left = false, sigmoid_fused = false;
   for (const Node& n : l.graph.nodes) {
-    mul_left = mul_left || n.op_type == "Mul";
+    mul_left = mul_left || n.op_type == "MulQuantize";
     sigmoid_fused = sigmoid_fused || (n.op_type == "QConv" && n.attr_string("activation", "") == "Sigmoid");
   }
   EXPECT_TRUE(mul_left) << format_lowering_report(l);
