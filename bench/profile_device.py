@@ -29,7 +29,7 @@ def q8_class(kernel):
         return CLASSES[1] if not kernel.startswith("qconv_transpose") else CLASSES[0]
     if kernel.startswith(("im2col", "copy", "fill", "concat_part", "qconcat_part", "gather", "transpose")):
         return CLASSES[2]
-    if kernel.startswith(("activation", "binary", "qadd", "where", "softmax", "layer_normalization", "is_nan")):
+    if kernel.startswith(("activation", "binary", "mul_quantize", "qadd", "where", "softmax", "layer_normalization", "is_nan")):
         return CLASSES[3]
     if kernel.startswith(("global_average_pool", "max_pool", "reduce")):
         return CLASSES[4]
