@@ -1,10 +1,12 @@
 // LayerNormalization: over the dims from axis (default −1),
 //   Y = (X − mean) / sqrt(var + epsilon) · Scale + B, var the biased variance;
 // optional outputs Mean and InvStdDev have X's shape with the normalized dims set to 1.
+// The mean and the variance are sums in double in plane_sum.h's order (lane_sum).
 #include <cmath>
 
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
+#include "engine/ops/plane_sum.h"
 
 namespace q8 {
 
@@ -33,10 +35,9 @@ class LayerNormalization final : public Op {
     float* py = y.data<float>();
     for (int64_t r = 0; r < rows; ++r) {
       const float* row = px + r * len;
-      double sum = 0, sq = 0;
-      for (int64_t j = 0; j < len; ++j) sum += row[j];
+      const double sum = lane_sum(len, [&](int64_t j) { return double(row[j]); });
       const double mu = sum / double(len);
-      for (int64_t j = 0; j < len; ++j) sq += (row[j] - mu) * (row[j] - mu);
+      const double sq = lane_sum(len, [&](int64_t j) { return (row[j] - mu) * (row[j] - mu); });
       const float inv = float(1.0 / std::sqrt(sq / double(len) + epsilon_));
       for (int64_t j = 0; j < len; ++j)
         py[r * len + j] = (row[j] - float(mu)) * inv * s.data<float>()[j] + (bias ? b.data<float>()[j] : 0.0f);

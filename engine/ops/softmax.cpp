@@ -1,11 +1,12 @@
 // Softmax: y = exp(x − max) / Σ exp(x − max) over each row (softmax.h), e^x by q8_exp, the sum in
-// double in index order.
+// double in plane_sum.h's order (lane_sum).
 #include "engine/ops/softmax.h"
 
 #include <cmath>
 
 #include "engine/cpu/parallel.h"
 #include "engine/ops/elementwise.h"
+#include "engine/ops/plane_sum.h"
 #include "engine/ops/exp_float.h"
 
 namespace q8 {
@@ -43,8 +44,8 @@ class Softmax final : public Op {
       float* dst = py + o * len * inner + i;
       float max = -INFINITY;
       for (int64_t j = 0; j < len; ++j) max = std::max(max, src[j * inner]);
-      double sum = 0;
-      for (int64_t j = 0; j < len; ++j) sum += dst[j * inner] = q8_exp(src[j * inner] - max);
+      for (int64_t j = 0; j < len; ++j) dst[j * inner] = q8_exp(src[j * inner] - max);
+      const double sum = lane_sum(len, [&](int64_t j) { return double(dst[j * inner]); });
       const float scale = float(1.0 / sum);
       for (int64_t j = 0; j < len; ++j) dst[j * inner] *= scale;
     }

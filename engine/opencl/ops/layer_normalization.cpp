@@ -3,6 +3,7 @@
 // broadcast to the normalized dims once and uploaded; one output (Y).
 #include "engine/opencl/args.h"
 #include "engine/opencl/ops/ops.h"
+#include "kernels/abi.h"
 #include "engine/ops/broadcast.h"
 
 namespace q8 {
@@ -43,7 +44,7 @@ class ClLayerNormalization final : public PreparedNode {
     const cl_int has_bias = bias_.empty() ? 0 : 1;
     const cl_kernel k = device_->kernel("layer_normalization");
     set_args(k, *in[0], device_scale_, device_bias_, out[0], cl_long(rows_), cl_long(len_), epsilon_, has_bias);
-    device_->launch(k, {size_t(rows_)});
+    device_->launch(k, {size_t(rows_) * Q8_PLANE_SUM_LANES}, {Q8_PLANE_SUM_LANES});  // a row a work-group
   }
 
  private:

@@ -2,6 +2,7 @@
 #include "engine/ops/softmax.h"
 #include "engine/opencl/args.h"
 #include "engine/opencl/ops/ops.h"
+#include "kernels/abi.h"
 
 namespace q8 {
 
@@ -23,7 +24,7 @@ class ClSoftmax final : public PreparedNode {
     const cl_long rows = rows_.outer * rows_.inner, len = rows_.len, inner = rows_.inner;
     const cl_kernel k = device_->kernel("softmax");
     set_args(k, *in[0], out[0], rows, len, inner);
-    device_->launch(k, {size_t(rows)});
+    device_->launch(k, {size_t(rows) * Q8_PLANE_SUM_LANES}, {Q8_PLANE_SUM_LANES});  // a row a work-group
   }
 
  private:
