@@ -65,7 +65,14 @@ std::vector<OpCase> layer_normalization_cases() {
   const Tensor scale35 = random_float({5, 7}, rng, -2.0f, 2.0f), bias_row = random_float({1, 7}, rng, -1.0f, 1.0f);
   const Tensor hidden = random_float({2, 13, 33}, rng, -8.0f, 8.0f);
   const Tensor scale33 = random_float({33}, rng, 0.5f, 1.5f), bias33 = random_float({33}, rng, -0.1f, 0.1f);
-  return {make_case("LayerNormalization last axis, Scale and B", make_node("LayerNormalization", {"x", "s", "b"}), {f.x2, scale7, bias7},
+  // Rows of 300 (several rounds of the 64 lanes, a partial last one) mixing magnitudes 1e-3 to 1e4,
+  // so that a sum in another order than plane_sum.h's rounds differently.
+  Tensor wide = random_float({3, 300}, rng, -1.0f, 1.0f);
+  for (int64_t i = 0; i < wide.numel(); ++i) wide.data<float>()[i] *= std::pow(10.0f, float(i % 8) - 3.0f);
+  const Tensor scale300 = random_float({300}, rng, 0.5f, 1.5f);
+  return {make_case("LayerNormalization rows of 300 from 1e-3 to 1e4", make_node("LayerNormalization", {"x", "s"}), {wide, scale300},
+                    {false, true}, 17),
+          make_case("LayerNormalization last axis, Scale and B", make_node("LayerNormalization", {"x", "s", "b"}), {f.x2, scale7, bias7},
                     {false, true, true}, 17),
           make_case("LayerNormalization axis -2, Scale [5, 7], B broadcast from [1, 7]",
                     make_node("LayerNormalization", {"x", "s", "b"}, {{"axis", Attribute::of_int(-2)}, {"epsilon", Attribute::of_float(1e-12f)}}),
