@@ -8,15 +8,12 @@
 #include "engine/exec/executor.h"
 #include "engine/plan/lower.h"
 #include "engine/plan/reference/backend.h"
+#include "tests/plan/node_builder.h"
 
 namespace q8 {
 namespace {
 
-Node node(const std::string& op, const std::string& name, std::vector<std::string> in, std::vector<std::string> out) {
-  Node n;
-  n.op_type = op, n.name = name, n.inputs = std::move(in), n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 constexpr float kOutScale = 0.013f;
 

@@ -10,6 +10,7 @@
 #include "engine/ops/gelu_float.h"
 #include "engine/plan/lower.h"
 #include "engine/plan/reference/backend.h"
+#include "tests/plan/node_builder.h"
 
 namespace q8 {
 namespace {
@@ -48,12 +49,7 @@ TEST(GeluEpilogue, ErfAndTanhAreWithinAFewUlpOfTheDoubleFunctions) {
   EXPECT_TRUE(std::signbit(q8_erf(-0.0f)) && std::signbit(q8_tanh(-0.0f)));
 }
 
-Node node(const std::string& op, const std::string& name, std::vector<std::string> in, std::vector<std::string> out,
-          std::map<std::string, Attribute> attrs = {}) {
-  Node n;
-  n.op_type = op, n.name = name, n.inputs = std::move(in), n.outputs = std::move(out), n.attributes = std::move(attrs);
-  return n;
-}
+using test::node;
 
 // x [2, 3, 4] → Q → DQ → MatMul(DQ(w [4, 6], per column)) → Add(b) → GELU (`form`) → [Q → DQ] → y.
 Graph mlp_graph(const std::string& form, bool quantize_output) {

@@ -10,16 +10,12 @@
 #include "engine/exec/executor.h"
 #include "engine/plan/reference/backend.h"
 #include "engine/plan/requantize.h"
+#include "tests/plan/node_builder.h"
 
 namespace q8 {
 namespace {
 
-Node node(const std::string& op, const std::string& name, std::vector<std::string> in, std::vector<std::string> out,
-          std::map<std::string, Attribute> attrs = {}) {
-  Node n;
-  n.op_type = op, n.name = name, n.inputs = std::move(in), n.outputs = std::move(out), n.attributes = std::move(attrs);
-  return n;
-}
+using test::node;
 
 // x → Q(s_x) → DQ → Conv(DQ(w_q, s_w per channel), b) → [activation nodes] → Q(s_y) → DQ → y
 struct ConvCase {

@@ -9,15 +9,12 @@
 #include "engine/exec/executor.h"
 #include "engine/plan/lower.h"
 #include "engine/plan/reference/backend.h"
+#include "tests/plan/node_builder.h"
 
 namespace q8 {
 namespace {
 
-Node node(const std::string& op, const std::string& name, std::vector<std::string> in, std::vector<std::string> out) {
-  Node n;
-  n.op_type = op, n.name = name, n.inputs = std::move(in), n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 // x [2, 8, 5, 5] · g [2, 8, 1, 1] → Q → DQ → y; with `also_read`, the product is a graph output too.
 Graph gate_graph(bool also_read) {
