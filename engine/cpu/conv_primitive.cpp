@@ -9,6 +9,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "engine/cpu/onednn_context.h"
 #include "engine/cpu/parallel.h"
 #include "engine/cpu/threads.h"
 
@@ -19,26 +20,11 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-const dnnl::engine& cpu_engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-dnnl::stream& thread_stream() {
-  static thread_local dnnl::stream stream(cpu_engine());
-  return stream;
-}
+const dnnl::engine& cpu_engine() { return onednn_engine(); }
+dnnl::stream& thread_stream() { return onednn_stream(); }
 
 // A float32 memory descriptor whose logical dims are stored in `order` (outermost first).
-memory::desc strided_desc(const memory::dims& dims, const std::vector<int>& order) {
-  memory::dims strides(dims.size());
-  memory::dim stride = 1;
-  for (size_t i = order.size(); i-- > 0;) {
-    strides[size_t(order[i])] = stride;
-    stride *= dims[size_t(order[i])];
-  }
-  return memory::desc(dims, memory::data_type::f32, strides);
-}
+memory::desc strided_desc(const memory::dims& dims, const std::vector<int>& order) { return ordered_desc(dims, memory::data_type::f32, order); }
 
 std::vector<int> identity_order(size_t rank) {
   std::vector<int> order(rank);
@@ -51,10 +37,7 @@ memory::desc activation_desc(int64_t channels, const Dims& spatial, bool channel
   memory::dims dims{1, channels};
   dims.insert(dims.end(), spatial.begin(), spatial.end());
   std::vector<int> order = identity_order(dims.size());
-  if (channels_last) {
-    order.erase(order.begin() + 1);
-    order.push_back(1);
-  }
+  if (channels_last) std::rotate(order.begin() + 1, order.begin() + 2, order.end());  // 0, 2, 3, …, 1
   return strided_desc(dims, order);
 }
 

@@ -1,5 +1,6 @@
 #include "engine/runtime/backends.h"
 
+#include "engine/plan/cpu_int8/backend.h"
 #include "engine/plan/reference/backend.h"
 #include "engine/runtime/devices.h"
 #if Q8_WITH_OPENCL
@@ -25,9 +26,9 @@ int device_index(const std::string& device) {
 
 BackendList backends_for(const std::string& device) {
   const int index = device_index(device);
-  if (index < 0) return {&int8_reference_backend(), &cpu_backend()};
+  if (index < 0) return {&cpu_int8_backend(), &int8_reference_backend(), &cpu_backend()};
 #if Q8_WITH_OPENCL
-  return {&opencl_backend(index), &int8_reference_backend(), &cpu_backend()};
+  return {&opencl_backend(index), &cpu_int8_backend(), &int8_reference_backend(), &cpu_backend()};
 #else
   no_opencl(device);
 #endif

@@ -1,5 +1,6 @@
 // Devices by name, as the CLI's --device takes them, and the backends a plan runs on there: for
-// "cpu", the INT8 reference then the CPU ops; for "opencl[:N]", that OpenCL device first.
+// "cpu", the CPU INT8 backend, the INT8 reference (what it declines), then the CPU ops; for
+// "opencl[:N]", that OpenCL device first.
 #pragma once
 
 #include <string>

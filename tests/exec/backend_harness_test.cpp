@@ -1,4 +1,5 @@
-// The cross-backend harness: every backend under test (the INT8 reference, each OpenCL device)
+// The cross-backend harness: every backend under test (the INT8 reference, the CPU INT8 backend,
+// each OpenCL device)
 // runs every case of the registry (tests/cases/) for every op type it registers, as the executor
 // would run the node, and must give what the case expects: the formula's bits for the q8 ops, the
 // CPU op's bits for the rest (a NaN matching any NaN), a float GEMM within the dot product's
@@ -13,6 +14,8 @@
 
 #include "engine/exec/cpu_backend.h"
 #include "engine/exec/node_runner.h"
+#include "engine/cpu/int8_primitive.h"
+#include "engine/plan/cpu_int8/backend.h"
 #include "engine/plan/reference/backend.h"
 #include "tests/cases/op_case.h"
 #include "tests/cases/qweighted_cases.h"
@@ -94,6 +97,15 @@ TEST(BackendHarness, Int8ReferenceMatchesTheFormula) {
   EXPECT_EQ(c.declined, 0);
 }
 
+// The CPU INT8 backend under the ISA setting the test runs with (ctest runs it under each one
+// oneDNN and q8 accept): where oneDNN's int8 sums are exact it must take every case.
+TEST(BackendHarness, CpuInt8MatchesTheFormula) {
+  std::printf("oneDNN's instruction set: %s\n", onednn_isa_name().c_str());
+  const Coverage c = check_backend(cpu_int8_backend());
+  if (onednn_int8_exact()) EXPECT_EQ(c.declined, 0);
+  else EXPECT_EQ(c.cases, 0);
+}
+
 #if Q8_WITH_OPENCL
 TEST(BackendHarness, EveryOpenClDeviceMatchesTheCpuAndTheFormula) {
   const size_t devices = list_devices().size();
@@ -109,6 +121,7 @@ TEST(BackendHarness, EveryOpenClDeviceMatchesTheCpuAndTheFormula) {
 TEST(BackendHarness, EveryCaseFamilyIsAnOpABackendRuns) {
   std::set<OpKey> registered;
   for (const OpKey& op : int8_reference_backend().op_types()) registered.insert(op);
+  for (const OpKey& op : cpu_int8_backend().op_types()) registered.insert(op);
 #if Q8_WITH_OPENCL
   for (size_t i = 0; i < list_devices().size(); ++i)
     for (const OpKey& op : opencl_backend(int(i)).op_types()) registered.insert(op);

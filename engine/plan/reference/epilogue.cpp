@@ -3,10 +3,15 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/cpu/requantize_row.h"
 #include "engine/ops/epilogue_activation.h"
 #include "engine/plan/epilogue_mode.h"
 
 namespace q8 {
+
+namespace {
+const std::string kOutput = "output";
+}  // namespace
 
 Epilogue::Epilogue(const Node& node)
     : bounds_{int32_t(node.attr_int("lo", -128)), int32_t(node.attr_int("hi", 127))},
@@ -51,26 +56,43 @@ void Epilogue::bind(const Inputs& in) {
 }
 
 void Epilogue::store(Tensor& y, int64_t index, int64_t c, int64_t acc) const {
+  put(y.raw(), index, c, acc, residual_ ? residual_ + index : nullptr);
+}
+
+void Epilogue::store_channels(void* y_row, const int32_t* acc, const int8_t* residual_row, int64_t c0, int64_t count) const {
+  int64_t i = 0;
+  if (!float_out_) {
+    const ResidualSum sum = residual_mode_ == Q8_INT8_OUT_RESIDUAL           ? ResidualSum::Plain
+                            : residual_mode_ == Q8_INT8_OUT_ROUNDED_RESIDUAL ? ResidualSum::Rounded
+                                                                             : ResidualSum::RoundedFirst;
+    RequantizeRow row{acc, bias_q_ + c0, scale_ + c0, residual_ ? residual_row : nullptr, sum, residual_scale_, sum_scale_,
+                      bounds_.lo, bounds_.hi, static_cast<int8_t*>(y_row)};
+    i = requantize_row(row, count);
+  }
+  for (; i < count; ++i) put(y_row, i, c0 + i, acc[i], residual_ ? residual_row + i : nullptr);
+}
+
+void Epilogue::put(void* y, int64_t i, int64_t c, int64_t acc, const int8_t* r) const {
   if (float_out_) {
-    const float v = dequantize_accumulator(checked_accumulator(acc, "output"), scale_[c], bias_f_[c]);
+    const float v = dequantize_accumulator(checked_accumulator(acc, kOutput), scale_[c], bias_f_[c]);
     if (mode_ < 0) {
-      y.data<float>()[index] = v;
+      static_cast<float*>(y)[i] = v;
       return;
     }
     const float g = q8_epilogue_activation(mode_, v);
-    if (y_scale_ > 0.0f) y.data<int8_t>()[index] = int8_t(q8_quantized(g, y_scale_));
-    else y.data<float>()[index] = g;
+    if (y_scale_ > 0.0f) static_cast<int8_t*>(y)[i] = int8_t(q8_quantized(g, y_scale_));
+    else static_cast<float*>(y)[i] = g;
     return;
   }
-  const int32_t t = checked_accumulator(acc + bias_q_[c], "output");
-  y.data<int8_t>()[index] = residual_ ? int8_t(q8_residual_sum(residual_mode_, t, scale_[c], residual_[index], residual_scale_, sum_scale_,
-                                                                bounds_.lo, bounds_.hi))
-                                      : requantize(t, scale_[c], bounds_);
+  const int32_t t = checked_accumulator(acc + bias_q_[c], kOutput);
+  static_cast<int8_t*>(y)[i] = r ? int8_t(q8_residual_sum(residual_mode_, t, scale_[c], *r, residual_scale_, sum_scale_, bounds_.lo, bounds_.hi))
+                                 : requantize(t, scale_[c], bounds_);
 }
 
 int32_t checked_accumulator(int64_t t, const std::string& name) {
-  check(t >= std::numeric_limits<int32_t>::min() && t <= std::numeric_limits<int32_t>::max(),
-        name + ": int32 accumulator overflow (" + std::to_string(t) + ")");
+  // The message only on failure: built for every element, it cost more than the arithmetic.
+  if (t < std::numeric_limits<int32_t>::min() || t > std::numeric_limits<int32_t>::max()) [[unlikely]]
+    throw Error(name + ": int32 accumulator overflow (" + std::to_string(t) + ")");
   return int32_t(t);
 }
 

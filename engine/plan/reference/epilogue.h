@@ -28,8 +28,20 @@ class Epilogue {
 
   // Writes output element `index` of channel c from its accumulator.
   void store(Tensor& y, int64_t index, int64_t c, int64_t acc) const;
+  // Writes `count` outputs of consecutive channels c0… (one position, channels-last) from their
+  // int32 accumulators: y_row int8 or float32, the output type; residual_row laid out like y_row
+  // (ignored without a residual input). The bytes store gives; int8 outputs vectorized
+  // (engine/cpu/requantize_row.h).
+  void store_channels(void* y_row, const int32_t* acc, const int8_t* residual_row, int64_t c0, int64_t count) const;
+  bool int8_out() const { return !float_out_ || y_scale_ > 0.0f; }
+  bool has_residual() const { return residual_ != nullptr; }
+  // The residual input bound (nullptr without one).
+  const int8_t* residual() const { return residual_; }
 
  private:
+  // Output i of y (int8 or float32) for channel c, its accumulator and its residual (or nullptr).
+  void put(void* y, int64_t i, int64_t c, int64_t acc, const int8_t* r) const;
+
   ClampBounds bounds_;
   int mode_ = -1;  // the activation's epilogue mode (kernels/abi.h), or -1
   float y_scale_ = 0.0f;  // > 0: int8 output after the float epilogue

@@ -1,0 +1,302 @@
+#include "engine/cpu/int8_primitive.h"
+
+#include <dnnl.hpp>
+#include <emmintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "engine/cpu/onednn_context.h"
+#include "engine/cpu/parallel.h"
+
+namespace q8 {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using DataType = memory::data_type;
+
+const dnnl::engine& cpu_engine() { return onednn_engine(); }
+dnnl::stream& thread_stream() { return onednn_stream(); }
+
+// [1, C, S…] stored channels-last.
+memory::desc channels_last_desc(int64_t channels, const Dims& spatial, DataType type) {
+  memory::dims dims{1, channels};
+  dims.insert(dims.end(), spatial.begin(), spatial.end());
+  std::vector<int> order(dims.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::rotate(order.begin() + 1, order.begin() + 2, order.end());  // 0, 2, 3, …, 1
+  return ordered_desc(dims, type, order);
+}
+
+std::vector<int> identity(size_t rank) {
+  std::vector<int> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+// oneDNN's scratchpad, per thread that runs a primitive.
+std::vector<uint8_t>& thread_scratchpad(size_t bytes) {
+  static thread_local std::vector<uint8_t> pad;
+  if (pad.size() < std::max<size_t>(bytes, 1)) pad.resize(std::max<size_t>(bytes, 1));
+  return pad;
+}
+
+// Packs user weights into a primitive's layout (s8 weights for an s8 source carry oneDNN's
+// compensation, which the reorder computes).
+memory pack_weights(const memory::desc& user, const memory::desc& packed, const int8_t* w) {
+  const dnnl::engine& eng = cpu_engine();
+  memory out(packed, eng);
+  memory in(user, eng, const_cast<int8_t*>(w));
+  dnnl::stream& stream = thread_stream();
+  dnnl::reorder(in, out).execute(stream, in, out);
+  stream.wait();
+  return out;
+}
+
+}  // namespace
+
+bool onednn_int8_exact() {
+  const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  constexpr unsigned kAvx512Vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
+  constexpr unsigned kAvx2Vnni = static_cast<unsigned>(dnnl::cpu_isa::avx2_vnni);
+  return (isa & kAvx512Vnni) == kAvx512Vnni || (isa & kAvx2Vnni) == kAvx2Vnni;
+}
+
+std::string onednn_isa_name() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_mic: return "avx512_mic";
+    case dnnl::cpu_isa::avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "other";
+  }
+}
+
+struct Int8ConvPrimitive::Impl {
+  dnnl::primitive conv;
+  memory::desc src, dst, user_weights, weights, scratchpad;
+  memory packed;
+  std::string implementation;
+};
+
+Int8ConvPrimitive::Int8ConvPrimitive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Int8ConvPrimitive::~Int8ConvPrimitive() = default;
+
+std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape& s) {
+  const size_t rank = s.in_spatial.size();
+  if (rank < 1 || rank > 3 || s.channels_in <= 0 || s.channels_out <= 0 || s.group < 1) return nullptr;
+  if (numel(s.in_spatial) <= 0 || numel(s.out_spatial) <= 0) return nullptr;
+  try {
+    auto impl = std::make_unique<Impl>();
+    const dnnl::engine& eng = cpu_engine();
+    impl->src = channels_last_desc(s.channels_in, s.in_spatial, DataType::s8);
+    impl->dst = channels_last_desc(s.channels_out, s.out_spatial, DataType::s32);
+    const int64_t g = s.group;
+    memory::dims wdims;
+    if (g > 1) wdims.push_back(g);
+    wdims.push_back(s.channels_out / g);
+    wdims.push_back(s.channels_in / g);
+    wdims.insert(wdims.end(), s.kernel.begin(), s.kernel.end());
+    // ONNX stores Conv as O, I/g, k… and ConvTranspose as I, O/g, k… (per group I/g, O/g, k…).
+    std::vector<int> order = identity(wdims.size());
+    const size_t o_axis = g > 1 ? 1 : 0;
+    if (s.transposed) std::swap(order[o_axis], order[o_axis + 1]);
+    impl->user_weights = ordered_desc(wdims, DataType::s8, order);
+    const memory::desc any_weights(wdims, DataType::s8, Tag::any);
+    memory::dims strides(s.strides.begin(), s.strides.end()), dil, pl(s.pad_begin.begin(), s.pad_begin.end()),
+        pr(s.pad_end.begin(), s.pad_end.end());
+    for (int64_t d : s.dilations) dil.push_back(d - 1);  // oneDNN counts the gaps
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (s.transposed) {
+      const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, impl->src,
+                                                   any_weights, impl->dst, strides, dil, pl, pr);
+      const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, eng);
+      impl->weights = pd.weights_desc();
+      impl->scratchpad = pd.scratchpad_desc();
+      impl->implementation = pd.impl_info_str();
+      impl->conv = dnnl::deconvolution_forward(pd);
+    } else {
+      const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, impl->src,
+                                                 any_weights, impl->dst, strides, dil, pl, pr);
+      const dnnl::convolution_forward::primitive_desc pd(desc, attr, eng);
+      impl->weights = pd.weights_desc();
+      impl->scratchpad = pd.scratchpad_desc();
+      impl->implementation = pd.impl_info_str();
+      impl->conv = dnnl::convolution_forward(pd);
+    }
+    return std::unique_ptr<Int8ConvPrimitive>(new Int8ConvPrimitive(std::move(impl)));
+  } catch (const dnnl::error&) {
+    return nullptr;  // no implementation for this shape
+  }
+}
+
+void Int8ConvPrimitive::set_weights(const int8_t* w) { impl_->packed = pack_weights(impl_->user_weights, impl_->weights, w); }
+
+void Int8ConvPrimitive::run(const int8_t* x, int32_t* acc) const {
+  const dnnl::engine& eng = cpu_engine();
+  std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
+  memory src(impl_->src, eng, const_cast<int8_t*>(x)), dst(impl_->dst, eng, acc), scratch(impl_->scratchpad, eng, pad.data());
+  dnnl::stream& stream = thread_stream();
+  impl_->conv.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, impl_->packed}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
+  stream.wait();
+}
+
+std::string Int8ConvPrimitive::implementation() const { return impl_->implementation; }
+
+struct Int8MatmulPrimitive::Impl {
+  dnnl::matmul matmul;
+  memory::desc src, dst, user_weights, weights, scratchpad;
+  memory packed;
+  std::string implementation;
+};
+
+Int8MatmulPrimitive::Int8MatmulPrimitive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Int8MatmulPrimitive::~Int8MatmulPrimitive() = default;
+
+std::unique_ptr<Int8MatmulPrimitive> Int8MatmulPrimitive::create(int64_t rows, int64_t k, int64_t n, bool trans_b) {
+  if (rows <= 0 || k <= 0 || n <= 0) return nullptr;
+  try {
+    auto impl = std::make_unique<Impl>();
+    const dnnl::engine& eng = cpu_engine();
+    impl->src = memory::desc({rows, k}, DataType::s8, Tag::ab);
+    impl->dst = memory::desc({rows, n}, DataType::s32, Tag::ab);
+    impl->user_weights = memory::desc({k, n}, DataType::s8, trans_b ? Tag::ba : Tag::ab);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    std::unique_ptr<dnnl::matmul::primitive_desc> pd;
+    try {
+      pd = std::make_unique<dnnl::matmul::primitive_desc>(
+          dnnl::matmul::desc(impl->src, memory::desc({k, n}, DataType::s8, Tag::any), impl->dst), attr, eng);
+    } catch (const dnnl::error&) {  // no packed layout for this shape: the user's
+      pd = std::make_unique<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(impl->src, impl->user_weights, impl->dst), attr, eng);
+    }
+    impl->weights = pd->weights_desc();
+    impl->scratchpad = pd->scratchpad_desc();
+    impl->implementation = pd->impl_info_str();
+    impl->matmul = dnnl::matmul(*pd);
+    return std::unique_ptr<Int8MatmulPrimitive>(new Int8MatmulPrimitive(std::move(impl)));
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
+void Int8MatmulPrimitive::set_weights(const int8_t* w) { impl_->packed = pack_weights(impl_->user_weights, impl_->weights, w); }
+
+void Int8MatmulPrimitive::run(const int8_t* x, int32_t* acc) const {
+  const dnnl::engine& eng = cpu_engine();
+  std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
+  memory src(impl_->src, eng, const_cast<int8_t*>(x)), dst(impl_->dst, eng, acc), scratch(impl_->scratchpad, eng, pad.data());
+  dnnl::stream& stream = thread_stream();
+  impl_->matmul.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, impl_->packed}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
+  stream.wait();
+}
+
+std::string Int8MatmulPrimitive::implementation() const { return impl_->implementation; }
+
+struct Int8BatchedMatmulPrimitive::Impl {
+  dnnl::matmul matmul;
+  memory::desc a, b, dst, scratchpad;
+};
+
+Int8BatchedMatmulPrimitive::Int8BatchedMatmulPrimitive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Int8BatchedMatmulPrimitive::~Int8BatchedMatmulPrimitive() = default;
+
+std::unique_ptr<Int8BatchedMatmulPrimitive> Int8BatchedMatmulPrimitive::create(int64_t batch, int64_t m, int64_t k, int64_t n) {
+  if (batch <= 0 || m <= 0 || k <= 0 || n <= 0) return nullptr;
+  try {
+    auto impl = std::make_unique<Impl>();
+    impl->a = memory::desc({batch, m, k}, DataType::s8, Tag::abc);
+    impl->b = memory::desc({batch, k, n}, DataType::s8, Tag::abc);
+    impl->dst = memory::desc({batch, m, n}, DataType::s32, Tag::abc);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(impl->a, impl->b, impl->dst), attr, cpu_engine());
+    impl->scratchpad = pd.scratchpad_desc();
+    impl->matmul = dnnl::matmul(pd);
+    return std::unique_ptr<Int8BatchedMatmulPrimitive>(new Int8BatchedMatmulPrimitive(std::move(impl)));
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
+void Int8BatchedMatmulPrimitive::run(const int8_t* a, const int8_t* b, int32_t* acc) const {
+  const dnnl::engine& eng = cpu_engine();
+  std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
+  memory ma(impl_->a, eng, const_cast<int8_t*>(a)), mb(impl_->b, eng, const_cast<int8_t*>(b)), dst(impl_->dst, eng, acc),
+      scratch(impl_->scratchpad, eng, pad.data());
+  dnnl::stream& stream = thread_stream();
+  impl_->matmul.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
+  stream.wait();
+}
+
+namespace {
+
+constexpr int64_t kTile = 32;
+
+// One 8 × 8 block of bytes: out[c · os + r] = in[r · is + c], in three rounds of SSE2 unpacks.
+void transpose_8x8(const int8_t* in, int64_t is, int8_t* out, int64_t os) {
+  __m128i a[8];
+  for (int r = 0; r < 8; ++r) a[r] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + r * is));
+  const __m128i b0 = _mm_unpacklo_epi8(a[0], a[1]), b1 = _mm_unpacklo_epi8(a[2], a[3]);
+  const __m128i b2 = _mm_unpacklo_epi8(a[4], a[5]), b3 = _mm_unpacklo_epi8(a[6], a[7]);
+  const __m128i c0 = _mm_unpacklo_epi16(b0, b1), c1 = _mm_unpackhi_epi16(b0, b1);
+  const __m128i c2 = _mm_unpacklo_epi16(b2, b3), c3 = _mm_unpackhi_epi16(b2, b3);
+  const __m128i d[4] = {_mm_unpacklo_epi32(c0, c2), _mm_unpackhi_epi32(c0, c2), _mm_unpacklo_epi32(c1, c3), _mm_unpackhi_epi32(c1, c3)};
+  for (int k = 0; k < 4; ++k) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (2 * k) * os), d[k]);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (2 * k + 1) * os), _mm_srli_si128(d[k], 8));
+  }
+}
+
+// out[c · rows + r] = in[r · cols + c], in 32 × 32 tiles split between the threads; whole 8 × 8
+// blocks of bytes through SSE2, the rest one by one.
+template <typename T>
+void transpose(const T* in, T* out, int64_t rows, int64_t cols) {
+  const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
+  // At least 16 tiles (16 KB of bytes) a task: a small layer is not worth a team's barrier.
+  parallel_for(row_tiles * col_tiles, 16, [&](int64_t b, int64_t e) {
+    for (int64_t tile = b; tile < e; ++tile) {
+      const int64_t r0 = tile / col_tiles * kTile, c0 = tile % col_tiles * kTile;
+      const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+      int64_t rb = r0, cb = c0;  // where the 8 × 8 blocks end
+      if constexpr (sizeof(T) == 1) {
+        rb = r0 + (r1 - r0) / 8 * 8, cb = c0 + (c1 - c0) / 8 * 8;
+        for (int64_t r = r0; r < rb; r += 8)
+          for (int64_t c = c0; c < cb; c += 8) transpose_8x8(in + r * cols + c, cols, out + c * rows + r, rows);
+      }
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = (c < cb ? rb : r0); r < r1; ++r) out[c * rows + r] = in[r * cols + c];
+    }
+  });
+}
+
+}  // namespace
+
+void channels_last_to_first(const void* y_last, void* y, int64_t positions, int64_t channels, int bytes) {
+  if (positions == 1 || channels == 1) {
+    std::memcpy(y, y_last, size_t(positions * channels * bytes));
+    return;
+  }
+  if (bytes == 1) transpose(static_cast<const int8_t*>(y_last), static_cast<int8_t*>(y), positions, channels);
+  else transpose(static_cast<const float*>(y_last), static_cast<float*>(y), positions, channels);
+}
+
+void channels_first_to_last(const int8_t* x, int8_t* x_last, int64_t positions, int64_t channels) {
+  if (positions == 1 || channels == 1) {
+    std::memcpy(x_last, x, size_t(positions * channels));
+    return;
+  }
+  transpose(x, x_last, channels, positions);
+}
+
+}  // namespace q8

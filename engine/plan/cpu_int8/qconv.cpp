@@ -1,0 +1,47 @@
+// QConv (domain q8) on the CPU INT8 backend: oneDNN's int8 convolution for the exact sums, then
+// the reference's epilogue (conv_samples.h). Shapes oneDNN has no kernel for run the reference's
+// loops. Every byte is the reference's (docs/cpu.md, "INT8").
+#include "engine/plan/cpu_int8/conv_samples.h"
+#include "engine/plan/reference/window_shape.h"
+
+namespace q8 {
+
+namespace {
+class CpuInt8QConv final : public SizedOp {
+ public:
+  CpuInt8QConv(const Node& node, std::unique_ptr<Op> reference)
+      : reference_(std::move(reference)), window_(Window::from_node(node)), group_(node.attr_int("group", 1)), epilogue_(node),
+        name_(node.describe()) {}
+
+  std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
+    return static_cast<const SizedOp&>(*reference_).output_descs(in);
+  }
+
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
+    const Tensor& x = *in[0];
+    const Tensor& w = *in[1];
+    const ResolvedWindow r = resolve_window(window_, spatial_of(x.dims()), spatial_of(w.dims()), name_);
+    const Int8ConvShape shape{false, x.dim(1), w.dim(0), group_, spatial_of(x.dims()), r.output, r.kernel, r.strides, r.dilations, r.pad_begin,
+                              r.pad_end};
+    const Int8ConvPrimitive* conv = cache_.get(shape, w.data<int8_t>());
+    if (!conv) return reference_->run_into(in, out);
+    Epilogue epilogue = epilogue_;
+    epilogue.bind(in);
+    run_conv_samples(*conv, shape, x, epilogue, out[0]);
+  }
+
+ private:
+  std::unique_ptr<Op> reference_;
+  Window window_;
+  int64_t group_;
+  Epilogue epilogue_;
+  std::string name_;
+  mutable Int8ConvCache cache_;
+};
+}  // namespace
+
+std::unique_ptr<Op> create_cpu_int8_qconv(const Node& node, std::unique_ptr<Op> reference) {
+  return std::make_unique<CpuInt8QConv>(node, std::move(reference));
+}
+
+}  // namespace q8

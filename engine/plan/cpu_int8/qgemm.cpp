@@ -1,0 +1,77 @@
+// QGemm (domain q8) on the CPU INT8 backend: oneDNN's int8 matmul to exact int32 sums, then the
+// reference's epilogue a row at a time (its int8 case vectorized). Every byte is the reference's
+// (docs/cpu.md, "INT8").
+#include <mutex>
+
+#include "engine/cpu/int8_primitive.h"
+#include "engine/cpu/parallel.h"
+#include "engine/cpu/threads.h"
+#include "engine/plan/cpu_int8/scratch.h"
+#include "engine/plan/reference/epilogue.h"
+
+namespace q8 {
+
+namespace {
+class CpuInt8QGemm final : public SizedOp {
+ public:
+  CpuInt8QGemm(const Node& node, std::unique_ptr<Op> reference)
+      : reference_(std::move(reference)), trans_b_(node.attr_int("transB", 0) != 0), epilogue_(node) {}
+
+  std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
+    return static_cast<const SizedOp&>(*reference_).output_descs(in);
+  }
+
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
+    const Tensor& x = *in[0];
+    const Tensor& w = *in[1];
+    Tensor& y = out[0];
+    const int64_t k = x.dim(x.rank() - 1), n = y.dim(y.rank() - 1);
+    const int64_t rows = k ? x.numel() / k : 0;
+    const Int8MatmulPrimitive* matmul = rows > 0 ? primitive(rows, k, n, w.data<int8_t>()) : nullptr;
+    if (!matmul) {
+      reference_->run_into(in, out);
+      return;
+    }
+    Epilogue epilogue = epilogue_;
+    epilogue.bind(in);
+    const int bytes = epilogue.int8_out() ? 1 : 4;
+    int32_t* acc = CpuInt8Scratch::sized(cpu_int8_scratch().acc, rows * n);
+    matmul->run(x.data<int8_t>(), acc);
+    const int8_t* residual = epilogue.residual();
+    std::byte* py = y.raw();
+    parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {  // about 16 KB a task
+      for (int64_t row = b; row < e; ++row)
+        epilogue.store_channels(py + row * n * bytes, acc + row * n, residual ? residual + row * n : nullptr, 0, n);
+    });
+  }
+
+ private:
+  const Int8MatmulPrimitive* primitive(int64_t rows, int64_t k, int64_t n, const int8_t* w) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int threads = compute_threads();
+    for (const Entry& e : entries_)
+      if (e.threads == threads && e.rows == rows && e.k == k && e.n == n) return e.matmul.get();
+    Entry e{rows, k, n, threads, Int8MatmulPrimitive::create(rows, k, n, trans_b_)};
+    if (e.matmul) e.matmul->set_weights(w);  // constant: int8_node_refusal requires it
+    entries_.push_back(std::move(e));
+    return entries_.back().matmul.get();
+  }
+
+  struct Entry {
+    int64_t rows = 0, k = 0, n = 0;
+    int threads = 0;
+    std::unique_ptr<Int8MatmulPrimitive> matmul;
+  };
+  std::unique_ptr<Op> reference_;
+  bool trans_b_;
+  Epilogue epilogue_;
+  mutable std::mutex mutex_;
+  mutable std::vector<Entry> entries_;
+};
+}  // namespace
+
+std::unique_ptr<Op> create_cpu_int8_qgemm(const Node& node, std::unique_ptr<Op> reference) {
+  return std::make_unique<CpuInt8QGemm>(node, std::move(reference));
+}
+
+}  // namespace q8
