@@ -6,6 +6,12 @@
 //
 // Writes OUT_DIR/<output>.npy (names made file-safe as q8 does). With --repeat N it also times
 // N runs after one warm-up and prints their median as {"ort_ms_per_run": ...} on the last line.
+//
+// As an oracle (no --repeat, no --optimization) on an x86 CPU without VNNI or AMX, a model holding
+// QuantizeLinear runs unoptimized: ONNX Runtime's fused int8 kernels there pair products into int16
+// (vpmaddubsw saturates) and are not the QDQ model's arithmetic (a grouped conv off by 0.39 against
+// a step of 0.026, where the unfused run and q8 are within 5e-7 of the exact result); unfused, Q,
+// DQ and the float ops compute what the model says. Timed runs keep every optimization.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -47,9 +53,22 @@ function writeNpy(file, tensor) {
   fs.writeFileSync(file, Buffer.concat([pre, Buffer.from(header, 'latin1'), body]));
 }
 
+// Whether ONNX Runtime's x86 int8 kernels sum exactly here: VNNI or AMX (or not x86 at all).
+function int8KernelsExact() {
+  let flags;
+  try {
+    flags = (fs.readFileSync('/proc/cpuinfo', 'latin1').match(/^flags\s*:(.*)$/m) || [])[1];
+  } catch (e) {
+    return true;
+  }
+  if (!flags || process.arch !== 'x64') return true;
+  const have = new Set(flags.trim().split(/\s+/));
+  return have.has('avx512_vnni') || have.has('avx_vnni') || have.has('amx_int8');
+}
+
 async function main() {
   const args = process.argv.slice(2);
-  let threads = 0, repeat = 0, optimization = 'all';
+  let threads = 0, repeat = 0, optimization = '';
   const positional = [];
   for (let i = 0; i < args.length; ++i) {
     if (args[i] === '--threads') threads = Number(args[++i]);
@@ -59,6 +78,9 @@ async function main() {
   }
   const [ortDir, model, outDir, ...inputs] = positional;
   const ort = require(path.resolve(ortDir, 'node_modules', 'onnxruntime-node'));
+  if (!optimization) {
+    optimization = repeat === 0 && !int8KernelsExact() && fs.readFileSync(model).includes('QuantizeLinear') ? 'disabled' : 'all';
+  }
   const options = { graphOptimizationLevel: optimization };
   if (threads > 0) { options.intraOpNumThreads = threads; options.interOpNumThreads = 1; }
   const session = await ort.InferenceSession.create(model, options);
