@@ -40,8 +40,7 @@ void run_sample(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const
   conv.run(x_last ? x_last : xs, acc);
   if (residual_last) channels_first_to_last(residual, residual_last, positions, m);
   parallel_for(positions, std::max<int64_t>(1, kValuesPerTask / m), [&](int64_t b, int64_t e) {
-    for (int64_t p = b; p < e; ++p)
-      epilogue.store_channels(y_last + p * m * bytes, acc + p * m, residual_last ? residual_last + p * m : nullptr, 0, m);
+    epilogue.store_positions(y_last + b * m * bytes, acc + b * m, residual_last ? residual_last + b * m : nullptr, e - b, m);
   });
   channels_last_to_first(y_last, ys, positions, m, bytes);
 }

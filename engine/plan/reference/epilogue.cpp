@@ -11,6 +11,11 @@ namespace q8 {
 
 namespace {
 const std::string kOutput = "output";
+
+// abi.h's residual mode as the vector epilogue names it.
+ResidualSum residual_sum(int mode) {
+  return mode == Q8_INT8_OUT_RESIDUAL ? ResidualSum::Plain : mode == Q8_INT8_OUT_ROUNDED_RESIDUAL ? ResidualSum::Rounded : ResidualSum::RoundedFirst;
+}
 }  // namespace
 
 Epilogue::Epilogue(const Node& node)
@@ -62,14 +67,36 @@ void Epilogue::store(Tensor& y, int64_t index, int64_t c, int64_t acc) const {
 void Epilogue::store_channels(void* y_row, const int32_t* acc, const int8_t* residual_row, int64_t c0, int64_t count) const {
   int64_t i = 0;
   if (!float_out_) {
-    const ResidualSum sum = residual_mode_ == Q8_INT8_OUT_RESIDUAL           ? ResidualSum::Plain
-                            : residual_mode_ == Q8_INT8_OUT_ROUNDED_RESIDUAL ? ResidualSum::Rounded
-                                                                             : ResidualSum::RoundedFirst;
+    const ResidualSum sum = residual_sum(residual_mode_);
     RequantizeRow row{acc, bias_q_ + c0, scale_ + c0, residual_ ? residual_row : nullptr, sum, residual_scale_, sum_scale_,
                       bounds_.lo, bounds_.hi, static_cast<int8_t*>(y_row)};
     i = requantize_row(row, count);
   }
   for (; i < count; ++i) put(y_row, i, c0 + i, acc[i], residual_ ? residual_row + i : nullptr);
+}
+
+void Epilogue::store_positions(void* y, const int32_t* acc, const int8_t* residual, int64_t positions, int64_t channels) const {
+  constexpr int64_t kRun = 64;  // values a vector call covers at least
+  const int bytes = int8_out() ? 1 : 4;
+  if (float_out_ || channels >= kRun) {
+    for (int64_t p = 0; p < positions; ++p)
+      store_channels(static_cast<std::byte*>(y) + p * channels * bytes, acc + p * channels, residual ? residual + p * channels : nullptr, 0,
+                     channels);
+    return;
+  }
+  const int64_t k = kRun / channels, len = k * channels;  // k positions a call
+  int32_t bias[kRun];
+  float scale[kRun];
+  for (int64_t i = 0; i < len; ++i) bias[i] = bias_q_[i % channels], scale[i] = scale_[i % channels];
+  const ResidualSum sum = residual_sum(residual_mode_);
+  int8_t* out = static_cast<int8_t*>(y);
+  for (int64_t p = 0; p < positions; p += k) {
+    const int64_t at = p * channels, n = std::min(k, positions - p) * channels;
+    const RequantizeRow row{acc + at, bias, scale, residual_ ? residual + at : nullptr, sum, residual_scale_, sum_scale_, bounds_.lo,
+                            bounds_.hi, out + at};
+    for (int64_t i = requantize_row(row, n); i < n; ++i)
+      put(y, at + i, (at + i) % channels, acc[at + i], residual_ ? residual + at + i : nullptr);
+  }
 }
 
 void Epilogue::put(void* y, int64_t i, int64_t c, int64_t acc, const int8_t* r) const {

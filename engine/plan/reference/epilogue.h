@@ -33,6 +33,10 @@ class Epilogue {
   // (ignored without a residual input). The bytes store gives; int8 outputs vectorized
   // (engine/cpu/requantize_row.h).
   void store_channels(void* y_row, const int32_t* acc, const int8_t* residual_row, int64_t c0, int64_t count) const;
+  // Writes `positions` whole positions of `channels` channels each (channels-last rows, as
+  // store_channels one after another). With few channels the int8 case covers several positions a
+  // vector call (bias and multipliers repeated), so a 16-channel layer is not a call per position.
+  void store_positions(void* y, const int32_t* acc, const int8_t* residual, int64_t positions, int64_t channels) const;
   bool int8_out() const { return !float_out_ || y_scale_ > 0.0f; }
   bool has_residual() const { return residual_ != nullptr; }
   // The residual input bound (nullptr without one).
