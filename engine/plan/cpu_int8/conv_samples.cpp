@@ -8,15 +8,12 @@
 
 namespace q8 {
 
-const Int8ConvPrimitive* Int8ConvCache::get(const Int8ConvShape& shape, const int8_t* w) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const int threads = compute_threads();
-  for (const Entry& e : entries_)
-    if (e.threads == threads && e.shape == shape) return e.conv.get();
-  Entry e{shape, threads, Int8ConvPrimitive::create(shape)};
-  if (e.conv) e.conv->set_weights(w);  // constant: int8_node_refusal requires it
-  entries_.push_back(std::move(e));
-  return entries_.back().conv.get();
+const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w) {
+  return cache.get(shape, [&] {
+    std::unique_ptr<Int8ConvPrimitive> conv = Int8ConvPrimitive::create(shape);
+    if (conv) conv->set_weights(w);
+    return conv;
+  });
 }
 
 namespace {

@@ -4,30 +4,16 @@
 // channels-first (docs/cpu.md, "INT8").
 #pragma once
 
-#include <memory>
-#include <mutex>
-#include <vector>
-
 #include "engine/cpu/int8_primitive.h"
+#include "engine/plan/cpu_int8/primitive_cache.h"
 #include "engine/plan/reference/epilogue.h"
 
 namespace q8 {
 
-// The primitives of one node: one per shape and thread count, weights packed at creation.
-class Int8ConvCache {
- public:
-  // The primitive for this shape, or nullptr where oneDNN has none (the caller runs the reference).
-  const Int8ConvPrimitive* get(const Int8ConvShape& shape, const int8_t* w);
-
- private:
-  struct Entry {
-    Int8ConvShape shape;
-    int threads = 0;
-    std::unique_ptr<Int8ConvPrimitive> conv;
-  };
-  std::mutex mutex_;
-  std::vector<Entry> entries_;
-};
+// The primitives of one convolution node, weights (constant: int8_node_refusal requires it)
+// packed when each is made.
+using Int8ConvCache = PrimitiveCache<Int8ConvShape, Int8ConvPrimitive>;
+const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w);
 
 // y = epilogue(conv(x)) for every sample of x ([N, C, S_in…]) into y ([N, M, S_out…]); epilogue bound to the node's inputs.
 void run_conv_samples(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const Tensor& x, const Epilogue& epilogue, Tensor& y);

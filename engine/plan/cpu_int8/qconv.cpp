@@ -23,7 +23,7 @@ class CpuInt8QConv final : public SizedOp {
     const ResolvedWindow r = resolve_window(window_, spatial_of(x.dims()), spatial_of(w.dims()), name_);
     const Int8ConvShape shape{false, x.dim(1), w.dim(0), group_, spatial_of(x.dims()), r.output, r.kernel, r.strides, r.dilations, r.pad_begin,
                               r.pad_end};
-    const Int8ConvPrimitive* conv = cache_.get(shape, w.data<int8_t>());
+    const Int8ConvPrimitive* conv = conv_primitive(cache_, shape, w.data<int8_t>());
     if (!conv) return reference_->run_into(in, out);
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);

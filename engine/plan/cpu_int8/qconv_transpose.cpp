@@ -26,7 +26,7 @@ class CpuInt8QConvTranspose final : public SizedOp {
         resolve_transpose_window(window_, output_padding_, output_shape_, spatial_of(x.dims()), spatial_of(w.dims()), name_);
     const Int8ConvShape shape{true, x.dim(1), w.dim(1) * group_, group_, spatial_of(x.dims()), r.output, r.kernel, r.strides, r.dilations,
                               r.pad_begin, r.pad_end};
-    const Int8ConvPrimitive* conv = cache_.get(shape, w.data<int8_t>());
+    const Int8ConvPrimitive* conv = conv_primitive(cache_, shape, w.data<int8_t>());
     if (!conv) return reference_->run_into(in, out);
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);

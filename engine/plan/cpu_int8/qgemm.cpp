@@ -1,11 +1,12 @@
 // QGemm (domain q8) on the CPU INT8 backend: oneDNN's int8 matmul to exact int32 sums, then the
 // reference's epilogue a row at a time (its int8 case vectorized). Every byte is the reference's
 // (docs/cpu.md, "INT8").
-#include <mutex>
+#include <array>
 
 #include "engine/cpu/int8_primitive.h"
 #include "engine/cpu/parallel.h"
 #include "engine/cpu/threads.h"
+#include "engine/plan/cpu_int8/primitive_cache.h"
 #include "engine/plan/cpu_int8/scratch.h"
 #include "engine/plan/reference/epilogue.h"
 
@@ -47,26 +48,17 @@ class CpuInt8QGemm final : public SizedOp {
 
  private:
   const Int8MatmulPrimitive* primitive(int64_t rows, int64_t k, int64_t n, const int8_t* w) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const int threads = compute_threads();
-    for (const Entry& e : entries_)
-      if (e.threads == threads && e.rows == rows && e.k == k && e.n == n) return e.matmul.get();
-    Entry e{rows, k, n, threads, Int8MatmulPrimitive::create(rows, k, n, trans_b_)};
-    if (e.matmul) e.matmul->set_weights(w);  // constant: int8_node_refusal requires it
-    entries_.push_back(std::move(e));
-    return entries_.back().matmul.get();
+    return cache_.get({rows, k, n}, [&] {
+      std::unique_ptr<Int8MatmulPrimitive> matmul = Int8MatmulPrimitive::create(rows, k, n, trans_b_);
+      if (matmul) matmul->set_weights(w);  // constant: int8_node_refusal requires it
+      return matmul;
+    });
   }
 
-  struct Entry {
-    int64_t rows = 0, k = 0, n = 0;
-    int threads = 0;
-    std::unique_ptr<Int8MatmulPrimitive> matmul;
-  };
   std::unique_ptr<Op> reference_;
   bool trans_b_;
   Epilogue epilogue_;
-  mutable std::mutex mutex_;
-  mutable std::vector<Entry> entries_;
+  mutable PrimitiveCache<std::array<int64_t, 3>, Int8MatmulPrimitive> cache_;
 };
 }  // namespace
 

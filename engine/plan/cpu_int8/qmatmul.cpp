@@ -4,12 +4,12 @@
 // y_q = clamp(rne((float)acc · M), lo, hi) (vectorized, engine/cpu/requantize_row.h) or
 // y = (float)acc · S. Every byte is the reference's (docs/cpu.md, "INT8").
 #include <array>
-#include <mutex>
 
 #include "engine/cpu/int8_primitive.h"
 #include "engine/cpu/parallel.h"
 #include "engine/cpu/requantize_row.h"
 #include "engine/cpu/threads.h"
+#include "engine/plan/cpu_int8/primitive_cache.h"
 #include "engine/plan/cpu_int8/scratch.h"
 #include "engine/ops/op.h"
 #include "engine/plan/reference/qmatmul.h"
@@ -70,26 +70,15 @@ class CpuInt8QMatMul final : public SizedOp {
 
  private:
   const Int8BatchedMatmulPrimitive* primitive(int64_t batch, int64_t m, int64_t k, int64_t n) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const int threads = compute_threads();
-    for (const Entry& e : entries_)
-      if (e.threads == threads && e.dims == std::array<int64_t, 4>{batch, m, k, n}) return e.matmul.get();
-    entries_.push_back({{batch, m, k, n}, threads, Int8BatchedMatmulPrimitive::create(batch, m, k, n)});
-    return entries_.back().matmul.get();
+    return cache_.get({batch, m, k, n}, [&] { return Int8BatchedMatmulPrimitive::create(batch, m, k, n); });
   }
 
-  struct Entry {
-    std::array<int64_t, 4> dims;
-    int threads = 0;
-    std::unique_ptr<Int8BatchedMatmulPrimitive> matmul;
-  };
   std::unique_ptr<Op> reference_;
   bool int8_out_;
   float factor_;
   ClampBounds bounds_;
   std::string name_;
-  mutable std::mutex mutex_;
-  mutable std::vector<Entry> entries_;
+  mutable PrimitiveCache<std::array<int64_t, 4>, Int8BatchedMatmulPrimitive> cache_;
 };
 }  // namespace
 
