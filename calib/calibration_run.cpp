@@ -20,7 +20,7 @@ int64_t calibration_batch_size(const std::vector<StreamInput>& inputs) {
   return std::clamp<int64_t>(kAutoBatchBytes / std::max<int64_t>(1, bytes), 1, kMaxAutoBatch);
 }
 
-CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator, BatchStream& stream, Progress& progress,
+CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator, BatchSource& stream, Progress& progress,
                                      const std::atomic<bool>& interrupt, const CalibrationRunOptions& options) {
   CalibrationRunResult result;
   const auto start = std::chrono::steady_clock::now();

@@ -39,7 +39,7 @@ struct CalibrationRunOptions {
 // merge into calibrator at the end: the same histograms and statistics, which depend only on
 // the multiset of values (docs/calibration.md). Every batch taken is finished, so the samples
 // observed are always the first `positions` of the stream's order.
-CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator, BatchStream& stream, Progress& progress,
+CalibrationRunResult run_calibration(const Graph& graph, Calibrator& calibrator, BatchSource& stream, Progress& progress,
                                      const std::atomic<bool>& interrupt, const CalibrationRunOptions& options = {});
 
 }  // namespace q8

@@ -97,12 +97,16 @@ std::string histograms_image(const HistogramFile& file) {
   attr_string(f, "order", file.order);
   attr_string(f, "preprocess", file.preprocess);
   if (file.equalize) attr_number<int64_t>(f, "equalize", 1, H5T_NATIVE_INT64);
-  const hid_t tensors = H5Gcreate2(f, "tensors", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  // No modification times in the objects' headers: the same histograms are the same bytes,
+  // whenever they are written.
+  const hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_obj_track_times(gcpl, 0), H5Pset_obj_track_times(dcpl, 0);
+  const hid_t tensors = H5Gcreate2(f, "tensors", H5P_DEFAULT, gcpl, H5P_DEFAULT);
   int index = 0;
   for (const auto& [name, obs] : file.observers) {
     char group_name[32];
     std::snprintf(group_name, sizeof group_name, "t%06d", index++);  // tensor names may hold '/'
-    const hid_t g = H5Gcreate2(tensors, group_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t g = H5Gcreate2(tensors, group_name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
     const ObserverParts parts = observer_parts(obs);
     const TensorStats& s = parts.stats;
     attr_string(g, "name", name);
@@ -119,11 +123,11 @@ std::string histograms_image(const HistogramFile& file) {
     attr_number<double>(g, "max_abs", s.max_abs, H5T_NATIVE_DOUBLE);
     const hsize_t n = hsize_t(parts.counts.size());
     const hid_t space = H5Screate_simple(1, &n, nullptr);
-    const hid_t d = H5Dcreate2(g, "counts", H5T_NATIVE_UINT64, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t d = H5Dcreate2(g, "counts", H5T_NATIVE_UINT64, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     ok = ok && d >= 0 && H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, parts.counts.data()) >= 0;
     H5Dclose(d), H5Sclose(space), H5Gclose(g);
   }
-  H5Gclose(tensors);
+  H5Gclose(tensors), H5Pclose(gcpl), H5Pclose(dcpl);
   ok = ok && H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0;
   const ssize_t size = ok ? H5Fget_file_image(f, nullptr, 0) : -1;
   std::string image(size > 0 ? size_t(size) : 0, '\0');

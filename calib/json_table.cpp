@@ -80,10 +80,12 @@ void check_amax(double amax, const std::string& what) {
         what + ": amax " + std::to_string(amax) + " is not a finite, non-negative range a float32 scale can hold");
 }
 
-RangeTable read_json_table(const std::string& path) {
+RangeTable read_json_table(const std::string& path) { return parse_json_table(read_file(path), path); }
+
+RangeTable parse_json_table(const std::string& text, const std::string& path) {
   ordered_json j;
   try {
-    j = ordered_json::parse(read_file(path));
+    j = ordered_json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }

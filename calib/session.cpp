@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "calib/json_table.h"
 #include "calib/trt_cache.h"
 #include "engine/io/atomic_write.h"
@@ -29,6 +31,16 @@ HistogramFile read_for(const std::string& path, const std::string& sha, const Se
 
 CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::move(options)) {
   const SessionOptions& o = options_;
+  check_argument(o.bins >= 2 && o.bins <= (int64_t(1) << 24) && (o.bins & (o.bins - 1)) == 0,
+                 "bins " + std::to_string(o.bins) + ": must be a power of two from 2 to 16777216");
+  check_argument(o.choice.options.percentile >= 0 && o.choice.options.percentile <= 100,
+                 "percentile " + std::to_string(o.choice.options.percentile) + ": must be in [0, 100]");
+  for (const std::string& method : [&] {
+         std::vector<std::string> all = {o.choice.default_method};
+         for (const auto& [name, m] : o.choice.overrides) all.push_back(m);
+         return all;
+       }())
+    check_argument(find_method(method) != nullptr, "method '" + method + "': unknown (methods: " + method_names() + ")");
   // One read of the model serves both the graph and its fingerprint.
   const std::string bytes = read_file(o.model);
   graph_ = parse_model(bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
@@ -65,6 +77,12 @@ CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::m
     dataset_ += (dataset_.empty() ? "" : " + ") + shard.dataset;
   }
   order_ = o.stream.shuffle ? "shuffled with seed " + std::to_string(o.stream.seed) : "sorted";
+  if (o.batches) {
+    check_argument(o.data.empty() && o.resume.empty(), "batches given with a dataset path or a run to resume: give one source of data");
+    dataset_ = o.batches_description;
+    order_ = "as given";
+    return;
+  }
   if (o.data.empty()) return;
   inputs_ = open_model_inputs(graph_, o.data, o.pre, o.source);
   batch_ = choose_batch_size(graph_, o.asked_batch, calibration_batch_size(inputs_), "picked for the input size", o.pre);
@@ -90,8 +108,9 @@ CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::m
 }
 
 CalibrationRunResult CalibrationSession::run(Progress& progress, const std::atomic<bool>& interrupt, int streams) {
-  if (!stream_) return {};
-  return run_calibration(graph_, *calibrator_, *stream_, progress, interrupt, {streams});
+  BatchSource* batches = source();
+  if (!batches) return {};
+  return run_calibration(graph_, *calibrator_, *batches, progress, interrupt, {streams});
 }
 
 HistogramFile CalibrationSession::histograms(int64_t positions) const {
@@ -117,6 +136,28 @@ RangeTable CalibrationSession::table(uint64_t samples) const {
   }
   table.model_sha256 = sha_, table.q8_version = Q8_VERSION, table.dataset = dataset_, table.samples = samples;
   return table;
+}
+
+std::string CalibrationSession::settings_json() const {
+  const SessionOptions& o = options_;
+  nlohmann::ordered_json j;
+  j["method"] = o.choice.default_method;
+  j["percentile"] = o.choice.options.percentile;
+  j["bins"] = o.bins;
+  j["skip_zeros"] = o.skip_zeros;
+  j["equalize"] = o.equalize;
+  std::vector<std::string> overrides;
+  for (const auto& [name, method] : o.choice.overrides) overrides.push_back(name + "=" + method);
+  j["overrides"] = overrides;
+  j["batch_size"] = o.stream.batch_size;
+  j["limit"] = o.stream.limit;
+  j["shuffle"] = o.stream.shuffle;
+  j["seed"] = o.stream.seed;
+  j["data"] = o.data;
+  j["dataset"] = dataset_;
+  j["preprocessing"] = o.pre.describe();
+  if (!o.data.empty()) j["preprocess"] = nlohmann::ordered_json::parse(o.pre.to_json());
+  return j.dump();
 }
 
 void write_calibration(const CalibrationOutputs& o, const HistogramFile& histograms, const RangeTable& table, const Graph& graph) {

@@ -22,7 +22,11 @@ namespace q8 {
 
 struct SessionOptions {
   std::string model;                  // path
-  std::string data;                   // "" when only merging
+  std::string data;                   // "" when only merging, or when batches are given
+  // Batches handed over by the program instead of a dataset path (datasets/callback_batches.h),
+  // and what to call them in the table's provenance.
+  std::shared_ptr<BatchSource> batches;
+  std::string batches_description;
   Preprocessing pre;
   SourceOptions source;
   BatchStreamOptions stream;          // its batch_size is the asked one, when asked_batch is set
@@ -51,7 +55,9 @@ class CalibrationSession {
   const std::string& order() const { return order_; }
   const std::vector<StreamInput>& inputs() const { return inputs_; }
   const BatchChoice& batch() const { return batch_; }
-  BatchStream* stream() { return stream_.get(); }  // nullptr when only merging
+  BatchStream* stream() { return stream_.get(); }  // nullptr when only merging or given batches
+  // What run() reads: the stream, or the batches given; nullptr when only merging.
+  BatchSource* source() { return stream_ ? stream_.get() : options_.batches.get(); }
   uint64_t resumed_samples() const { return previous_samples_; }
   uint64_t merged_samples() const { return merged_samples_; }
   // What --equalize did (empty when not asked).
@@ -67,6 +73,9 @@ class CalibrationSession {
   // Each tensor's amax by its method, the weights' ranges and the provenance, after `samples`
   // samples in all; Error naming the data when an input saw no finite value.
   RangeTable table(uint64_t samples) const;
+  // The run's settings as the JSON table keeps them ("settings": method, bins, data, order,
+  // preprocessing, ...): what quantize, compare and a resumed run read back.
+  std::string settings_json() const;
 
  private:
   SessionOptions options_;

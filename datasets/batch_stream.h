@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "datasets/batch_source.h"
 #include "datasets/preprocess.h"
 #include "datasets/sample_source.h"
 #include "engine/ir/tensor_map.h"
@@ -30,33 +31,25 @@ struct BatchStreamOptions {
   int shard = 0, shards = 1;
 };
 
-struct Batch {
-  TensorMap inputs;
-  std::vector<std::optional<int64_t>> labels;
-  std::vector<size_t> indices;  // each sample's index in the dataset
-  int64_t count = 0;       // samples in this batch
-  int64_t position = 0;    // samples of the order delivered so far, this batch included
-};
-
 // One input of the model with the source of its samples.
 struct StreamInput {
   InputSpec spec;
   std::shared_ptr<SampleSource> source;
 };
 
-class BatchStream {
+class BatchStream : public BatchSource {
  public:
   // Every source must hold the same number of samples (several inputs are paired by index).
   BatchStream(std::vector<StreamInput> inputs, Preprocessing pre, BatchStreamOptions options);
-  ~BatchStream();
+  ~BatchStream() override;
   BatchStream(const BatchStream&) = delete;
   BatchStream& operator=(const BatchStream&) = delete;
 
   // Samples the stream will go through (after limit and skip).
-  int64_t total() const { return int64_t(order_.size()) - options_.skip; }
+  int64_t total() const override { return int64_t(order_.size()) - options_.skip; }
   int64_t dataset_size() const { return dataset_size_; }
   // The next batch, or nullopt at the end. Rethrows the decoder's errors.
-  std::optional<Batch> next();
+  std::optional<Batch> next() override;
   // "origin: reason" for every corrupt sample skipped so far.
   std::vector<std::string> skipped() const;
 

@@ -11,6 +11,7 @@ Progress::Progress(std::string what, int64_t total, bool quiet, std::string unit
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void Progress::update(int64_t done) {
+  if (listener_) listener_(done, total_);
   if (quiet_) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();

@@ -10,6 +10,7 @@
 #include "engine/runtime/backends.h"
 #include "eval/metrics.h"
 #include "eval/qdq_pairs.h"
+#include "quant/preprocess_metadata.h"
 
 namespace q8 {
 
@@ -193,7 +194,23 @@ void AccuracyTally::add(const TensorMap& fp32_outputs, const TensorMap& int8_out
   r.samples += n;
 }
 
-AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream& stream, Progress& progress,
+void check_qdq_model(const Graph& qdq, const std::string& what) {
+  check(std::any_of(qdq.nodes.begin(), qdq.nodes.end(), [](const Node& n) { return n.op_type == "DequantizeLinear"; }),
+        what + ": has no DequantizeLinear: not a QDQ model (give the model q8 quantize wrote)");
+}
+
+Preprocessing recorded_or_default_preprocessing(const Graph& qdq, const std::string& what, std::string& from) {
+  Preprocessing pre;
+  if (const auto recorded = recorded_preprocessing(qdq)) {
+    pre.merge_json_text(*recorded, what + " (metadata " + std::string(kPreprocessMetadataKey) + ")");
+    from = "recorded at calibration, from the QDQ model's metadata";
+  } else {
+    from = "defaults (the QDQ model records none)";
+  }
+  return pre;
+}
+
+AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchSource& stream, Progress& progress,
                                 const CompareOptions& options) {
   check(!qdq.outputs.empty(), "a model has no outputs");
   AccuracyTally tally(fp32, options);
@@ -228,7 +245,9 @@ AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream
       elements[t->second] += uint64_t(x.numel());
     }
   });
-  while (auto batch = stream.next()) {
+  while (!(options.interrupt && *options.interrupt)) {
+    std::optional<Batch> batch = stream.next();
+    if (!batch) break;
     captured.clear();
     for (const auto& [name, t] : batch->inputs)
       if (pairs.count(name)) captured[name] = t;
@@ -247,7 +266,7 @@ AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream
   return r;
 }
 
-ReferenceOutputs run_reference(const Graph& fp32, BatchStream& stream) {
+ReferenceOutputs run_reference(const Graph& fp32, BatchSource& stream) {
   ReferenceOutputs ref;
   Executor exec(fp32);
   while (auto batch = stream.next()) {
@@ -258,7 +277,7 @@ ReferenceOutputs run_reference(const Graph& fp32, BatchStream& stream) {
   return ref;
 }
 
-AccuracyReport compare_to_reference(const Graph& fp32, const ReferenceOutputs& reference, const Graph& qdq, BatchStream& stream,
+AccuracyReport compare_to_reference(const Graph& fp32, const ReferenceOutputs& reference, const Graph& qdq, BatchSource& stream,
                                     const CompareOptions& options) {
   AccuracyTally tally(fp32, options);
   Executor exec(options.int8_engine ? lower_qdq(qdq).graph : qdq, backends_for("cpu"));

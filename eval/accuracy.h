@@ -9,6 +9,7 @@
 // = 20·log10(‖x‖ / ‖x − x̂‖) (x from the FP32 model, x̂ its dequantized twin), worst first.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -57,6 +58,7 @@ struct CompareOptions {
   std::shared_ptr<SampleSource> masks;         // per-pixel class labels, aligned with the data
   std::function<void(const TensorMap&)> on_batch;  // sees each batch's inputs
   bool int8_engine = false;                    // run the QDQ model lowered into fused INT8 ops
+  const std::atomic<bool>* interrupt = nullptr;  // once set, compare_accuracy stops after the batch it runs
 };
 
 struct AccuracyReport {
@@ -100,8 +102,14 @@ class AccuracyTally {
   bool first_ = true;
 };
 
+// Error naming `what` unless qdq has a DequantizeLinear (a QDQ model, not its FP32 original).
+void check_qdq_model(const Graph& qdq, const std::string& what);
+// The preprocessing a comparison feeds both models: what calibration recorded in the QDQ model's
+// metadata (quant/preprocess_metadata.h), else the defaults; `from` says which.
+Preprocessing recorded_or_default_preprocessing(const Graph& qdq, const std::string& what, std::string& from);
+
 // Runs every batch through both graphs (same inputs, same order).
-AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchStream& stream, Progress& progress,
+AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchSource& stream, Progress& progress,
                                 const CompareOptions& options);
 
 // The FP32 model's outputs on every batch of a stream (the batches kept without their inputs),
@@ -111,10 +119,10 @@ struct ReferenceOutputs {
   std::vector<Batch> batches;
   std::vector<TensorMap> outputs;
 };
-ReferenceOutputs run_reference(const Graph& fp32, BatchStream& stream);
+ReferenceOutputs run_reference(const Graph& fp32, BatchSource& stream);
 // compare_accuracy's metrics (no per-layer SQNR) of qdq on a stream that replays the reference's
 // batches, against the reference's outputs.
-AccuracyReport compare_to_reference(const Graph& fp32, const ReferenceOutputs& reference, const Graph& qdq, BatchStream& stream,
+AccuracyReport compare_to_reference(const Graph& fp32, const ReferenceOutputs& reference, const Graph& qdq, BatchSource& stream,
                                     const CompareOptions& options);
 std::string format_accuracy_json(const AccuracyReport& r, const std::string& fp32_path, const std::string& qdq_path,
                                  const std::string& dataset, const BlameReport* blame = nullptr);

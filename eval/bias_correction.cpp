@@ -34,7 +34,7 @@ bool bias_fits(const Graph& g, const Node& n) {
 
 }  // namespace
 
-BiasShifts measure_bias_shifts(const Graph& probe, BatchStream& stream) {
+BiasShifts measure_bias_shifts(const Graph& probe, BatchSource& stream) {
   // The probe with each corrected layer followed by its FP32 twin: the same input before its Q/DQ,
   // the FP32 weight before its Q/DQ, the same bias and attributes.
   Graph g = probe;

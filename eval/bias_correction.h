@@ -19,7 +19,7 @@ struct BiasShifts {
 
 // `probe`: the QDQ model written with FP32 weights behind Q/DQ (QuantOptions::fp32_weights), so
 // that each layer's FP32 weight is there to read. Runs the stream through it once.
-BiasShifts measure_bias_shifts(const Graph& probe, BatchStream& stream);
+BiasShifts measure_bias_shifts(const Graph& probe, BatchSource& stream);
 
 // b'_c = b_c + shift_c for every node named in `shifts` (a Gemm's C by shift / beta; a missing bias
 // created); returns the largest |shift|.

@@ -199,7 +199,7 @@ double choose_amax(const std::vector<const ReaderRows*>& readers, double max_abs
 }
 
 OutputAwareReport refine_ranges_by_output(const Graph& model, RangeTable& table, const QuantOptions& options,
-                                          const std::set<std::string>& exclude, BatchStream& stream) {
+                                          const std::set<std::string>& exclude, BatchSource& stream) {
   Graph g = model;
   QuantizeReport prepared;
   const std::vector<NodeMark> marks = prepare_and_mark(g, options, exclude, prepared);

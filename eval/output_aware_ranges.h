@@ -40,6 +40,6 @@ double choose_amax(const std::vector<const ReaderRows*>& readers, double max_abs
 // graph: the FP32 model as given to q8 quantize (prepared here as quantize_graph prepares it);
 // the table's amax of every refined source is replaced.
 OutputAwareReport refine_ranges_by_output(const Graph& graph, RangeTable& table, const QuantOptions& options,
-                                          const std::set<std::string>& exclude, BatchStream& stream);
+                                          const std::set<std::string>& exclude, BatchSource& stream);
 
 }  // namespace q8

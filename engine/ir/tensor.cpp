@@ -100,6 +100,14 @@ Tensor Tensor::view(const Tensor& arena, size_t offset, DType dtype, Dims dims) 
   return t;
 }
 
+Tensor Tensor::borrowed(DType dtype, Dims dims, std::byte* data, std::shared_ptr<void> owner) {
+  Tensor t;
+  t.dtype_ = dtype, t.dims_ = std::move(dims);
+  checked_bytes(t.dtype_, t.dims_);
+  t.buffer_ = std::shared_ptr<std::byte[]>(std::move(owner), data);
+  return t;
+}
+
 Tensor Tensor::on_device(DType dtype, Dims dims, std::shared_ptr<void> handle) {
   Tensor t;
   t.dtype_ = dtype, t.dims_ = std::move(dims);

@@ -76,6 +76,9 @@ class Tensor {
   // A tensor of dtype × dims on arena's bytes from offset (which must hold it); it keeps the
   // arena's buffer alive.
   static Tensor view(const Tensor& arena, size_t offset, DType dtype, Dims dims);
+  // A tensor on bytes another owner holds (a numpy array's), which `owner` keeps alive for as long
+  // as the tensor or a view of it lives: no copy. The bytes must hold dtype × dims.
+  static Tensor borrowed(DType dtype, Dims dims, std::byte* data, std::shared_ptr<void> owner);
   // A tensor held in a device's memory through handle (an OpenCL buffer), which it keeps alive;
   // its bytes are not on the host, and data() refuses it.
   static Tensor on_device(DType dtype, Dims dims, std::shared_ptr<void> handle);

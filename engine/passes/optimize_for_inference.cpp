@@ -72,6 +72,12 @@ std::string InferenceOptimization::summary() const {
          " Conv fused with Add/activation (FusedConv)" + (layout_pass ? ", " + layout.summary() : std::string());
 }
 
+std::optional<GraphOptimizationLevel> graph_optimization_level(const std::string& name, const std::string& what) {
+  check_argument(name == "disable" || name == "extended" || name == "all", what + " '" + name + "': disable, extended or all");
+  if (name == "disable") return std::nullopt;
+  return name == "extended" ? GraphOptimizationLevel::Extended : GraphOptimizationLevel::All;
+}
+
 InferenceOptimization optimize_for_inference(Graph& g, GraphOptimizationLevel level) {
   InferenceOptimization result;
   result.layout_pass = level == GraphOptimizationLevel::All;

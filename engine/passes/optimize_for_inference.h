@@ -6,6 +6,9 @@
 // as ONNX Runtime's level); then at level "all" the layout pass (engine/passes/channels_last_layout.h).
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "engine/passes/channels_last_layout.h"
 #include "engine/passes/fold_batch_norm.h"
 
@@ -25,6 +28,10 @@ struct InferenceOptimization {
   // 12 nodes channels-last, 2 Transpose"
   std::string summary() const;
 };
+
+// The level ONNX Runtime's name ("disable", "extended", "all") names; nullopt for "disable".
+// ArgumentError naming `what` for anything else.
+std::optional<GraphOptimizationLevel> graph_optimization_level(const std::string& name, const std::string& what);
 
 // A graph holding the INT8 engine's fused ops (a plan, or a lowered QDQ model) is left as it is.
 InferenceOptimization optimize_for_inference(Graph& graph, GraphOptimizationLevel level = GraphOptimizationLevel::All);

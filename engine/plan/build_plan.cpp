@@ -1,5 +1,7 @@
 #include "engine/plan/build_plan.h"
 
+#include <algorithm>
+
 #include "engine/io/numbers.h"
 
 namespace q8 {
@@ -43,6 +45,43 @@ InputDescs parse_shapes(const std::string& text, const Graph& graph, const std::
     start = comma + 1;
   }
   return out;
+}
+
+InputDescs plan_input_descs(const Graph& graph, const std::map<std::string, Dims>& fixed, const std::string& what,
+                            const std::set<std::string>& given) {
+  std::string names;
+  for (const auto& v : graph.inputs) names += (names.empty() ? "" : ", ") + v.name;
+  for (const auto& [name, dims] : fixed)
+    check_argument(graph.find_input(name), what + " " + name + ": matches no model input (model inputs: " + names + ")");
+  InputDescs out;
+  for (const auto& v : graph.inputs) {
+    if (given.count(v.name)) continue;
+    Dims dims;
+    if (const auto it = fixed.find(v.name); it != fixed.end()) {
+      dims = it->second;
+    } else {
+      check_argument(v.shape.has_value(), "input '" + v.name + "' has no declared shape; give " + what + " for it");
+      for (const Dim& d : *v.shape) dims.push_back(d.known() ? d.value : 1);
+    }
+    checked_bytes(v.dtype, dims);  // every dim >= 0, within the memory limit
+    out[v.name] = {v.dtype, dims};
+  }
+  return out;
+}
+
+BuiltPlan build_plan_or_defer_memory(const Graph& qdq, const std::string& source_sha256, const InputDescs& inputs,
+                                     bool shapes_asked, const BackendList& backends, std::string& deferred) {
+  deferred.clear();
+  try {
+    return build_plan(qdq, source_sha256, inputs, backends);
+  } catch (const Error& e) {
+    const bool dynamic = std::any_of(qdq.inputs.begin(), qdq.inputs.end(), [](const ValueInfo& v) {
+      return !v.shape || std::any_of(v.shape->begin(), v.shape->end(), [](const Dim& d) { return !d.known(); });
+    });
+    if (shapes_asked || !dynamic) throw;
+    deferred = e.what();
+    return build_plan(qdq, source_sha256, {}, backends);
+  }
 }
 
 BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const InputDescs& inputs, const BackendList& backends) {

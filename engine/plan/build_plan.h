@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,19 @@ using InputDescs = std::map<std::string, TensorDesc>;
 // plan, the executor plans at the first run); backends: those the plan will run on
 // (engine/runtime/backends.h), whose placement the plan reports.
 BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const InputDescs& inputs, const BackendList& backends);
+
+// Every graph input's type and shape for a plan: the dims `fixed` gives (by input name), else the
+// declared ones with dynamic dims at 1; inputs in `given` are left out. Errors name `what` (the
+// option the dims came from) for an unknown name, an input without a declared shape, or dims
+// past the memory limit.
+InputDescs plan_input_descs(const Graph& graph, const std::map<std::string, Dims>& fixed, const std::string& what = "--shape",
+                            const std::set<std::string>& given = {});
+
+// build_plan at `inputs`, except that a graph with dynamic inputs whose dims at their default of 1
+// do not fit it (a window longer than one step of audio), when no shape was asked for, gets a
+// plan without a memory plan, which the first run makes; `deferred` then says why.
+BuiltPlan build_plan_or_defer_memory(const Graph& qdq, const std::string& source_sha256, const InputDescs& inputs,
+                                     bool shapes_asked, const BackendList& backends, std::string& deferred);
 
 // "x=1x1x28x28,y=…": the shapes of inputs, in name order.
 std::string describe_shapes(const InputDescs& inputs);

@@ -49,7 +49,7 @@ std::string describe_device(const std::string& device) {
   return device;
 }
 
-std::string device_section(const std::string& device) {
+std::string device_section(const std::string& device, bool required) {
   const int index = device_index(device);
   if (index < 0) return "";
 #if Q8_WITH_OPENCL
@@ -57,6 +57,7 @@ std::string device_section(const std::string& device) {
   check(size_t(index) < devices.size(), "--device " + device + ": OpenCL device " + std::to_string(index) + " does not exist (" +
                                             std::to_string(devices.size()) + " found)");
   const DeviceCaps& caps = devices[size_t(index)];
+  if (!required && !caps.tensor_cores()) return "";
   check(caps.tensor_cores(), "--device " + device + ": " + caps.describe() + " has no tuned kernel to record (qgemm_mma needs NVIDIA sm_80 or later)");
   return mma_tuning_section(caps, opencl_device(index).mma_tuning());
 #else

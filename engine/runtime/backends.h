@@ -19,7 +19,8 @@ std::string describe_device(const std::string& device);
 // The device section `q8 build --device` writes into a plan: "" for "cpu"; for "opencl[:N]",
 // that device's tuning as it runs now (its database entry, else q8's entry, else the default),
 // recorded so that the plan runs the same tiles there whatever the database later holds. Error
-// for a device with no tuned kernel.
-std::string device_section(const std::string& device);
+// for a device with no tuned kernel, unless not `required` (then "": the plan runs there with
+// the device's own tuning).
+std::string device_section(const std::string& device, bool required = true);
 
 }  // namespace q8

@@ -31,15 +31,18 @@ void use_device_section(const Plan& plan, const std::string& device, const std::
 
 }  // namespace
 
+Runnable plan_runnable(Plan plan, const std::string& device, const std::string& what) {
+  use_device_section(plan, device, what);
+  Runnable r;
+  r.graph = std::move(plan.graph);
+  r.plan = std::move(plan);
+  return r;
+}
+
 Runnable load_runnable(const std::string& path, bool int8, std::string* lowering_report, const std::string& device) {
   const std::string bytes = read_file(path);
   Runnable r;
-  if (is_plan(bytes)) {
-    r.plan = parse_plan(bytes, path);
-    use_device_section(*r.plan, device, path);
-    r.graph = std::move(r.plan->graph);
-    return r;
-  }
+  if (is_plan(bytes)) return plan_runnable(parse_plan(bytes, path), device, path);
   if (!int8) {
     r.graph = load_model(path);
     return r;

@@ -18,6 +18,10 @@ struct Runnable {
   std::optional<Plan> plan;  // when the file is a plan (its graph moved into `graph`)
 };
 
+// A plan to run on device: its device section's tuning given to that device where the section is
+// that device's (`what` names the plan in messages).
+Runnable plan_runnable(Plan plan, const std::string& device, const std::string& what);
+
 // lowering_report, when given, receives the lowering's report of a QDQ model run with int8.
 Runnable load_runnable(const std::string& path, bool int8, std::string* lowering_report = nullptr, const std::string& device = "cpu");
 

@@ -1,5 +1,6 @@
 #include <map>
 
+#include "engine/ops/op.h"
 #include "engine/passes/graph_constants.h"
 #include "quant/rules/rule.h"
 #include "engine/ops/value_types.h"
@@ -31,6 +32,11 @@ QuantRule find_rule(const Node& node) {
   if (auto it = rules().find(node.op_type); it != rules().end()) return it->second;
   const OpTraits* traits = find_traits(node);
   return traits && traits->commutes ? mark_scale_carrier : nullptr;
+}
+
+void check_quantize_op(const std::string& op_type, const std::string& what) {
+  check_argument(find_op(op_type) != nullptr, what + " " + op_type + ": not an op q8 registers");
+  check_argument(!has_own_rule(op_type), what + " " + op_type + ": it has a quantization rule of its own");
 }
 
 

@@ -71,5 +71,7 @@ using QuantRule = NodeMark (*)(const Node& node, const MarkContext& ctx);
 QuantRule find_rule(const Node& node);
 // Whether the op type has a rule of its own in rules.inc (the coverage test asks).
 bool has_own_rule(const std::string& op_type);
+// An op type --quantize-op (`what`) may name: one q8 registers, without a rule of its own.
+void check_quantize_op(const std::string& op_type, const std::string& what);
 
 }  // namespace q8

@@ -228,7 +228,7 @@ void bench(const BenchOptions& o) {
   Runnable model = load_runnable(o.model, false, nullptr, o.device);
   const TensorMap inputs = gather_inputs(model.graph, {}, o.shapes, kDefaultSeed);
   log::info("shapes:     %s\n", describe_shapes(inputs).c_str());
-  if (const auto level = graph_optimization_level(o.graph_optimization))
+  if (const auto level = graph_optimization_level(o.graph_optimization, "--graph-optimization"))
     log::info("%s\n", optimize_for_inference(model.graph, *level).summary().c_str());
   const int top = o.profile ? 15 : 0;
   // A plan given as MODEL holds fused INT8 ops: label it by what it runs, without reading it again.

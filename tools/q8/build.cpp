@@ -27,12 +27,6 @@ struct BuildOptions {
   std::string device = "cpu";       // opencl[:N]: record that device's tuning
 };
 
-bool has_dynamic_input(const Graph& g) {
-  for (const ValueInfo& v : g.inputs)
-    if (!v.shape || std::any_of(v.shape->begin(), v.shape->end(), [](const Dim& d) { return !d.known(); })) return true;
-  return false;
-}
-
 void print_report(const BuiltPlan& b, bool verbose) {
   const Lowered& l = b.lowered;
   std::map<std::string, int> fused;
@@ -53,17 +47,12 @@ void build(const BuildOptions& o) {
   const std::string device = device_section(o.device);
   const std::string bytes = read_file(o.model);
   const Graph qdq = load_model(o.model);
-  BuiltPlan b;
-  try {
-    b = build_plan(qdq, sha256_hex(bytes), input_descs(qdq, o.shapes), backends_for(o.device));
-  } catch (const Error& e) {
-    // Dynamic dims at their default of 1 may not fit the model (a window longer than one step of
-    // audio): the plan is then built without a memory plan, which the first run makes.
-    if (!o.shapes.empty() || !has_dynamic_input(qdq)) throw;
+  std::string deferred;
+  BuiltPlan b = build_plan_or_defer_memory(qdq, sha256_hex(bytes), input_descs(qdq, o.shapes), !o.shapes.empty(), backends_for(o.device),
+                                           deferred);
+  if (!deferred.empty())
     log::warn("no memory plan: the dynamic dims at 1 do not fit the model (%s); give --shape NAME=DxD… for one. The memory "
-              "is planned at the first run\n", e.what());
-    b = build_plan(qdq, sha256_hex(bytes), {}, backends_for(o.device));
-  }
+              "is planned at the first run\n", deferred.c_str());
   b.plan.device = device;
   log::info("shapes:  %s\n", b.plan.shapes.c_str());
   print_report(b, log::level() == log::Level::Debug);

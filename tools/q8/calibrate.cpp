@@ -9,8 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
-
 #include "calib/calibration_run.h"
 #include "calib/session.h"
 #include "calib/clipping.h"
@@ -63,26 +61,6 @@ MethodChoice method_choice(const CalibrateOptions& o) {
   }
   check_argument(find_method(o.method) != nullptr, "--method " + o.method + ": unknown method (methods: " + method_names() + ")");
   return choice;
-}
-
-std::string settings_json(const CalibrateOptions& o, const CalibrationSession& session) {
-  const std::string& dataset = session.dataset();
-  nlohmann::ordered_json j;
-  j["method"] = o.method;
-  j["percentile"] = o.percentile;
-  j["bins"] = o.bins;
-  j["skip_zeros"] = o.skip_zeros;
-  j["equalize"] = o.equalize;
-  j["overrides"] = o.overrides;
-  j["batch_size"] = session.inputs().empty() ? o.d.stream.batch_size : session.batch().size;
-  j["limit"] = o.d.stream.limit;
-  j["shuffle"] = o.d.stream.shuffle;
-  j["seed"] = o.d.stream.seed;
-  j["data"] = o.d.data;
-  j["dataset"] = dataset;
-  j["preprocessing"] = o.d.pre.describe();
-  if (!o.d.data.empty()) j["preprocess"] = nlohmann::ordered_json::parse(o.d.pre.to_json());
-  return j.dump();
 }
 
 // Lists the tensors whose threshold clips too much (worst first, ten at most); with --strict
@@ -244,7 +222,7 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
                r.descriptor.method.c_str(), r.stats.max_abs, 100 * r.clipped);
   report_clipping(clipping_warnings(session.calibrator(), table, session.graph(), choice.options, o.clip_limit), o.clip_limit,
                   o.d.stream.strict);
-  write_calibration({o.histograms, o.json, o.cache, o.trt_version, trt_algorithm(o.method), settings_json(o, session)}, file, table,
+  write_calibration({o.histograms, o.json, o.cache, o.trt_version, trt_algorithm(o.method), session.settings_json()}, file, table,
                     session.graph());
   for (const std::string* path : {&o.histograms, &o.json, &o.cache})
     if (!path->empty()) log::info("wrote %s\n", path->c_str());

@@ -29,10 +29,4 @@ inline void add_graph_optimization_option(CLI::App* cmd, std::string& level) {
       ->check(CLI::IsMember({"disable", "extended", "all"}));
 }
 
-// The level an option value names; nullopt for "disable".
-inline std::optional<GraphOptimizationLevel> graph_optimization_level(const std::string& level) {
-  if (level == "disable") return std::nullopt;
-  return level == "extended" ? GraphOptimizationLevel::Extended : GraphOptimizationLevel::All;
-}
-
 }  // namespace q8::cli

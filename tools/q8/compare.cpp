@@ -97,19 +97,10 @@ void compare(CompareCliOptions o) {
   const std::vector<Threshold> thresholds = parse_thresholds(o.fail_below);
   check_output_file("--json", o.json, {{"the FP32 model", o.fp32}, {"the QDQ model", o.qdq}});
   const Graph fp32 = load_model(o.fp32), qdq = load_model(o.qdq);
-  check(std::any_of(qdq.nodes.begin(), qdq.nodes.end(), [](const Node& n) { return n.op_type == "DequantizeLinear"; }),
-        o.qdq + ": has no DequantizeLinear: not a QDQ model (give the model q8 quantize wrote)");
+  check_qdq_model(qdq, o.qdq);
   // The preprocessing calibration used travels in the QDQ model; flags given here replace it.
   std::string preprocessing_from = "flags";
-  if (!o.preprocessing_given) {
-    if (const auto recorded = recorded_preprocessing(qdq)) {
-      o.d.pre = Preprocessing{};
-      o.d.pre.merge_json_text(*recorded, o.qdq + " (metadata " + std::string(kPreprocessMetadataKey) + ")");
-      preprocessing_from = "recorded at calibration, from the QDQ model's metadata";
-    } else {
-      preprocessing_from = "defaults (the QDQ model records none)";
-    }
-  }
+  if (!o.preprocessing_given) o.d.pre = recorded_or_default_preprocessing(qdq, o.qdq, preprocessing_from);
   o.d.resolve();
   check_argument(!o.d.data.empty(), "give --data (a dataset to compare on)");
   const BatchChoice batch = choose_batch_size(fp32, o.d.asked_batch_size(), o.d.stream.batch_size, "", o.d.pre);

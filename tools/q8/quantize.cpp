@@ -109,8 +109,7 @@ BiasShifts measure_shifts(const Graph& graph, const RangeTable& table, const Qua
 void quantize(QuantizeOptions o) {
   o.quant.add_mode = o.add_mode == "tensorrt" ? AddMode::TensorRT : AddMode::Both;
   for (const std::string& op : o.quantize_ops) {
-    check_argument(find_op(op) != nullptr, "--quantize-op " + op + ": not an op q8 registers");
-    check_argument(!has_own_rule(op), "--quantize-op " + op + ": it has a quantization rule of its own");
+    check_quantize_op(op, "--quantize-op");
     o.quant.quantize_ops.insert(op);
   }
   std::string requested;
@@ -145,10 +144,9 @@ void quantize(QuantizeOptions o) {
     table = read_json_table(o.calib);
     check_table_matches_model(table, o.calib, o.model);
   }
-  if (table.equalize) {
-    const EqualizeReport e = equalize_channels(graph);
+  if (const auto e = equalize_as_calibrated(graph, table)) {
     log::info("equalize: cross-layer equalization of %zu convolutions into %zu readers (%d sweeps), as the table was calibrated\n",
-              e.producers, e.readers, e.sweeps);
+              e->producers, e->readers, e->sweeps);
   }
   if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned, sha256_hex(read_file(o.model)));
   if (o.smoothquant) {
@@ -179,7 +177,7 @@ void quantize(QuantizeOptions o) {
     log::info("bias correction: %zu layers corrected on %lld samples, largest |shift| %.4g\n", shifts->shifts.size(),
               static_cast<long long>(shifts->samples), largest);
   }
-  if (!table.preprocess.empty()) qdq.metadata[kPreprocessMetadataKey] = table.preprocess;
+  record_preprocessing(qdq, table);
   // The model and the budget's JSON together or neither.
   StagedFiles files;
   files.write(o.output, serialize_model(qdq, o.output));

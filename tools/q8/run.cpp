@@ -77,7 +77,7 @@ void run(const RunOptions& o) {
   Runnable runnable = load_runnable(o.model, o.int8, &lowering, o.device);
   log::info("%s", lowering.c_str());
   const auto files = output_files(runnable.graph, o);
-  if (const auto level = graph_optimization_level(o.graph_optimization))
+  if (const auto level = graph_optimization_level(o.graph_optimization, "--graph-optimization"))
     log::info("%s\n", optimize_for_inference(runnable.graph, *level).summary().c_str());
   std::string memory;
   const std::unique_ptr<Executor> executor = make_executor(std::move(runnable), o.device, &memory);

@@ -4,6 +4,7 @@
 #include <map>
 #include <random>
 
+#include "engine/plan/build_plan.h"
 #include "engine/io/npy.h"
 #include "engine/io/numbers.h"
 #include "engine/onnx/tensor_proto.h"
@@ -71,28 +72,12 @@ Tensor random_tensor(const ValueInfo& v, const Dims& dims, uint64_t seed) {
 
 std::map<std::string, TensorDesc> input_descs(const Graph& graph, const std::vector<std::string>& shapes,
                                               const std::set<std::string>& given) {
-  std::string names;
-  for (const auto& v : graph.inputs) names += (names.empty() ? "" : ", ") + v.name;
   std::map<std::string, Dims> fixed;
   for (const auto& [name, text] : parse_assignments(shapes, "--shape", "NAME=DIMS")) {
-    check_argument(graph.find_input(name), "--shape " + name + ": matches no model input (model inputs: " + names + ")");
     check_argument(!given.count(name), "--shape " + name + ": the input is given by --input, whose file fixes its shape");
     fixed[name] = parse_dims(text, "--shape " + name);
   }
-  std::map<std::string, TensorDesc> out;
-  for (const auto& v : graph.inputs) {
-    if (given.count(v.name)) continue;
-    Dims dims;
-    if (fixed.count(v.name)) {
-      dims = fixed[v.name];
-    } else {
-      check_argument(v.shape.has_value(), "input '" + v.name + "' has no declared shape; give --input or --shape");
-      for (const Dim& d : *v.shape) dims.push_back(d.known() ? d.value : 1);
-    }
-    checked_bytes(v.dtype, dims);  // every dim >= 0, within the memory limit
-    out[v.name] = {v.dtype, dims};
-  }
-  return out;
+  return plan_input_descs(graph, fixed, "--shape", given);
 }
 
 TensorMap gather_inputs(const Graph& graph, const std::vector<std::string>& files, const std::vector<std::string>& shapes,
