@@ -12,6 +12,7 @@ PACKAGES="
   libopenmpi-dev openmpi-bin chromium
   libonnx-testdata dataset-fashion-mnist
   python3-numpy python3-onnx python3-scipy python3-torch python3-torchvision python3-h5py python3-pil fonts-dejavu-core
+  python3-dev pybind11-dev python3-pytest
 "
 # Node.js runs ONNX Runtime's npm package; a machine that already has npm keeps its own.
 command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs npm"

@@ -44,3 +44,20 @@ q = sum(n.op_type == "QuantizeLinear" for n in a.graph.node)
 print(("ok  " if same and q else "FAIL") + f" the API's QDQ model ({q} QuantizeLinear) passes onnx.checker and equals q8 quantize's")
 sys.exit(0 if same and q else 1)
 PY
+
+# The Python package, installed beside the libraries: it imports from the prefix alone and writes
+# the same cache as the CLI.
+PACKAGE="$(find "$WORK/prefix" -path '*dist-packages/q8/__init__.py' | head -1)"
+[ -n "$PACKAGE" ] || { echo "FAIL no q8 Python package installed"; exit 1; }
+(cd "$WORK" && PYTHONPATH="$(dirname "$(dirname "$PACKAGE")")" /usr/bin/python3 - "$MODEL" "$TRAIN" "$WORK" <<'PY'
+import sys
+import q8
+model, train, work = sys.argv[1:]
+assert q8.__file__.startswith(work), q8.__file__
+table = q8.calibrate(q8.load(model), train, method="entropy", batch_size=64, limit=512, progress=False)
+table.save_trt_cache(work + "/py.cache", trt_version="8601")
+same = open(work + "/py.cache", "rb").read() == open(work + "/cli.cache", "rb").read()
+print(("ok  " if same else "FAIL") + " the installed Python package imports from the prefix and writes q8 calibrate's cache")
+sys.exit(0 if same else 1)
+PY
+)
