@@ -13,6 +13,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -192,6 +194,28 @@ def test_progress_reaches_a_callable(model):
     q8.calibrate(model, TRAIN, method="max", limit=256, batch_size=32, progress=lambda d, t, what: seen.append((d, t, what)))
     assert seen and seen[-1] == (256, 256, "calibrating")
     assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
+
+
+def test_the_gil_is_released_while_q8_computes(model):
+    x = images(TEST, 1000)
+    start = time.perf_counter()
+    model.run({"input": x})
+    one_run = time.perf_counter() - start
+    done = threading.Event()
+
+    def work():
+        for _ in range(3):
+            model.run({"input": x})
+        done.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    longest, last = 0.0, time.perf_counter()
+    while not done.is_set():  # pure Python, which needs the GIL: held by a run, it would stall for a run
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    worker.join()
+    assert longest < one_run / 2, f"this thread stalled {longest * 1000:.0f} ms while runs of {one_run * 1000:.0f} ms went on"
 
 
 def test_ctrl_c_stops_between_batches(model):
