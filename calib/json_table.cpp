@@ -102,6 +102,7 @@ RangeTable parse_json_table(const std::string& text, const std::string& path) {
     if (j.contains("settings") && j["settings"].is_object()) {
       const auto& s = j["settings"];
       t.equalize = s.value("equalize", false);
+      t.method = s.contains("method") && s["method"].is_string() ? s["method"].get<std::string>() : "";
       t.data = s.contains("data") && s["data"].is_string() ? s["data"].get<std::string>() : "";
       t.shuffle = s.value("shuffle", false);
       t.seed = s.contains("seed") && s["seed"].is_number_unsigned() ? s["seed"].get<uint64_t>() : 0;
@@ -144,12 +145,6 @@ RangeTable parse_json_table(const std::string& text, const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": malformed range table (" + std::string(e.what()) + ")");
   }
-}
-
-void check_table_matches_model(const RangeTable& table, const std::string& table_path, const std::string& model_path) {
-  const std::string sha = sha256_hex(read_file(model_path));
-  check(table.model_sha256 == sha, table_path + " was made for another model (sha256 " + table.model_sha256.substr(0, 12) +
-                                       "…), not " + model_path + " (sha256 " + sha.substr(0, 12) + "…)");
 }
 
 }  // namespace q8

@@ -16,7 +16,6 @@ void check_amax(double amax, const std::string& what);
 RangeTable read_json_table(const std::string& path);
 // The table in text that format_json_table wrote; errors name `path` (what the text came from).
 RangeTable parse_json_table(const std::string& text, const std::string& path);
-// Throws an Error naming both files unless table was made for the model at model_path.
-void check_table_matches_model(const RangeTable& table, const std::string& table_path, const std::string& model_path);
+
 
 }  // namespace q8

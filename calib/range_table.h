@@ -41,6 +41,7 @@ struct RangeTable {
   std::string q8_version;
   std::string dataset;        // description of the data and preprocessing
   uint64_t samples = 0;
+  std::string method;         // the run's default method (settings.method), "" if unknown
   std::string preprocess;     // the preprocessing as JSON (Preprocessing::to_json), "" if unknown
   bool equalize = false;      // calibrated on the graph after cross-layer equalization (--equalize)
   // The data calibration read and its order (settings.data, shuffle, seed): where the samples

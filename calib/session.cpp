@@ -135,6 +135,7 @@ RangeTable CalibrationSession::table(uint64_t samples) const {
     throw e.with_context(options_.data.empty() ? "the merged histograms (" + dataset_ + ")" : "--data " + options_.data);
   }
   table.model_sha256 = sha_, table.q8_version = Q8_VERSION, table.dataset = dataset_, table.samples = samples;
+  table.method = options_.choice.default_method;
   return table;
 }
 

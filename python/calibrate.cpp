@@ -6,6 +6,7 @@
 
 #include "calib/json_table.h"
 #include "calib/session.h"
+#include "calib/table_file.h"
 #include "calib/trt_cache.h"
 #include "engine/io/atomic_write.h"
 #include "python/background.h"
@@ -49,10 +50,22 @@ CalibrationTable calibrate(const Model& model, const py::object& data, const std
   check(run.samples > 0, "no sample was observed (the data holds none, or every one was skipped as corrupt)");
   CalibrationTable t;
   t.graph = model.graph;
-  t.method = method;
+  t.trt_algorithm = trt_algorithm(method);
   t.histograms = std::make_shared<HistogramFile>(session.histograms(run.positions));
   t.json = format_json_table(session.table(t.histograms->samples), session.settings_json());
   t.table = parse_json_table(t.json, "the calibration table");
+  return t;
+}
+
+CalibrationTable load_table(const std::filesystem::path& file, const Model& model) {
+  const std::string path = file.string();
+  TableFile f = read_table_file(path, *model.graph, model.sha256, model.path.empty() ? "the model" : model.path);
+  CalibrationTable t;
+  t.graph = model.graph;
+  t.trt_algorithm = f.trt_algorithm;
+  t.json = looks_like_trt_cache(f.text) ? format_json_table(f.table, "") : f.text;
+  t.table = std::move(f.table);
+  t.source = path;
   return t;
 }
 
@@ -68,21 +81,24 @@ void bind_calibrate(py::module_& m) {
   py::class_<CalibrationTable>(m, "CalibrationTable", "Each activation's amax and the weights' per-channel ranges (q8.calibrate)")
       .def_property_readonly("amax", &amax, "{tensor: amax} of every calibrated activation (0 for one that was all zero)")
       .def_property_readonly("samples", [](const CalibrationTable& t) { return t.table.samples; })
-      .def_property_readonly("method", [](const CalibrationTable& t) { return t.method; })
+      .def_property_readonly("method", [](const CalibrationTable& t) { return t.table.method; }, "the run's method ('' for a TensorRT cache)")
       .def("to_json", [](const CalibrationTable& t) { return t.json; }, "The JSON range table's text (what save_json writes)")
       .def("save_json", [](const CalibrationTable& t, const std::filesystem::path& p) { write_file_atomically(p.string(), t.json); },
            py::arg("path"), "Writes the JSON range table `q8 quantize --calib` reads")
       .def("save_trt_cache", [](const CalibrationTable& t, const std::filesystem::path& p, const std::string& version) {
-             write_file_atomically(p.string(), format_trt_cache(make_trt_cache(t.table, *t.graph, version, trt_algorithm(t.method))));
+             write_file_atomically(p.string(), format_trt_cache(make_trt_cache(t.table, *t.graph, version, t.trt_algorithm)));
            }, py::arg("path"), py::arg("trt_version") = kDefaultTrtVersion,
            "Writes TensorRT's calibration cache (TRT-<version>-<algorithm>, as q8 calibrate --cache)")
       .def("save_histograms", [](const CalibrationTable& t, const std::filesystem::path& p) {
+             check_argument(t.histograms != nullptr, "the table was read from " + t.source + ", which holds no histograms");
              write_file_atomically(p.string(), histograms_image(*t.histograms));
            }, py::arg("path"), "Writes the HDF5 histograms (to inspect, or to resume and merge with q8 calibrate)")
       .def("__repr__", [](const CalibrationTable& t) {
-        return "<q8.CalibrationTable " + t.method + ": " + std::to_string(t.table.activations.size()) + " activations, " +
+        return "<q8.CalibrationTable " + (t.source.empty() ? t.table.method : t.source) + ": " + std::to_string(t.table.activations.size()) + " activations, " +
                std::to_string(t.table.weights.size()) + " weights, " + std::to_string(t.table.samples) + " samples>";
       });
+  m.def("load_table", &load_table, py::arg("path"), py::arg("model"),
+        "Reads a table for quantizing `model`: q8's JSON range table (made for this model) or a TensorRT calibration cache");
   m.def("_calibrate", &calibrate, py::arg("model"), py::arg("data"), py::arg("method"), py::arg("percentile"), py::arg("bins"),
         py::arg("batch_size"), py::arg("limit"), py::arg("shuffle"), py::arg("seed"), py::arg("skip_zeros"), py::arg("equalize"),
         py::arg("overrides"), py::arg("preprocess_json"), py::arg("streams"), py::arg("progress"));

@@ -16,7 +16,7 @@ namespace {
 
 Model quantize(const Model& model, const CalibrationTable& t, bool per_channel, bool fp32_weights, bool quantize_bmm,
                const std::string& add_mode, const std::vector<std::string>& exclude, const std::vector<std::string>& quantize_ops) {
-  check_argument(t.table.model_sha256 == model.sha256, "the table was made for another model (sha256 " + t.table.model_sha256.substr(0, 12) +
+  check_argument(t.table.model_sha256.empty() || t.table.model_sha256 == model.sha256, "the table was made for another model (sha256 " + t.table.model_sha256.substr(0, 12) +
                                                            "…) than this one (sha256 " + model.sha256.substr(0, 12) + "…)");
   check_argument(add_mode == "both" || add_mode == "tensorrt", "add_mode '" + add_mode + "': both or tensorrt");
   QuantOptions q;

@@ -1,5 +1,6 @@
 // What q8.calibrate returns: the range table as its JSON text reads back (so that quantizing it
-// is quantizing the file q8 calibrate writes), the model it was made for, and the histograms.
+// is quantizing the file q8 calibrate writes), the model it was made for, and the histograms; or
+// what q8.load_table read from a JSON table or a TensorRT cache (no histograms).
 #pragma once
 
 #include <memory>
@@ -13,10 +14,11 @@ namespace q8::python {
 
 struct CalibrationTable {
   std::shared_ptr<const Graph> graph;
-  std::string method;
-  std::string json;  // format_json_table's text, settings included
-  RangeTable table;  // parse_json_table(json)
-  std::shared_ptr<HistogramFile> histograms;
+  std::string trt_algorithm;  // the calibrator its TensorRT cache names
+  std::string json;           // the JSON table's text, settings included
+  RangeTable table;           // parse_json_table(json), or a TensorRT cache's ranges
+  std::shared_ptr<HistogramFile> histograms;  // null for a table read from a file
+  std::string source;         // the file it was read from, or ""
 };
 
 }  // namespace q8::python

@@ -15,11 +15,11 @@ import json
 import sys
 
 from . import _q8
-from ._q8 import (ArgumentError, CalibrationTable, Error, Model, Plan, __version__, build, load, load_plan, quantize,
-                  set_log_level)
+from ._q8 import (ArgumentError, CalibrationTable, Error, Model, Plan, __version__, build, load, load_plan, load_table,
+                  quantize, set_log_level)
 
 __all__ = ["ArgumentError", "CalibrationTable", "Error", "Model", "Plan", "build", "calibrate", "compare", "load",
-           "load_plan", "quantize", "set_log_level", "__version__"]
+           "load_plan", "load_table", "quantize", "set_log_level", "__version__"]
 
 
 class _TextBar:

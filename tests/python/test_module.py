@@ -119,6 +119,18 @@ def test_calibration_files_and_qdq_model_equal_the_clis(model, table, work):
     qdq = q8.quantize(model, table, per_channel=True)
     qdq.save(work / "py.qdq.onnx")
     assert read(work / "py.qdq.onnx") == read(work / "cli.qdq.onnx")
+    # The CLI's own files read back: its JSON table and its TensorRT cache quantize as the CLI does.
+    from_json = q8.load_table(work / "cli.json", model)
+    assert from_json.amax == table.amax and from_json.method == "entropy"
+    q8.quantize(model, from_json).save(work / "json.qdq.onnx")
+    assert read(work / "json.qdq.onnx") == read(work / "cli.qdq.onnx")
+    from_json.save_trt_cache(work / "json.cache")
+    assert read(work / "json.cache") == read(work / "cli.cache")
+    cli("quantize", MODEL, "--calib", work / "cli.cache", "-o", work / "cli.cache.qdq.onnx", "--check-samples", 0)
+    q8.quantize(model, q8.load_table(work / "cli.cache", model)).save(work / "cache.qdq.onnx")
+    assert read(work / "cache.qdq.onnx") == read(work / "cli.cache.qdq.onnx")
+    with pytest.raises(q8.ArgumentError, match="holds no histograms"):
+        from_json.save_histograms(work / "none.h5")
     # Other options reach the library as the CLI's flags do.
     cli("quantize", MODEL, "--calib", work / "cli.json", "-o", work / "cli.pt.onnx", "--check-samples", 0,
         "--per-tensor-weights", "--exclude", "Gemm")
@@ -286,6 +298,9 @@ def test_other_bad_input(model, table, work):
     other.save(work / "other.onnx")
     with pytest.raises(q8.ArgumentError, match="made for another model"):
         q8.quantize(q8.load(work / "other.onnx"), table)
+    table.save_json(work / "table.json")
+    with pytest.raises(q8.Error, match="table.json was made for another model"):
+        q8.load_table(work / "table.json", q8.load(work / "other.onnx"))
 
     class Failing:
         def get_next(self):

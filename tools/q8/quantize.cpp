@@ -9,6 +9,7 @@
 #include "calib/json_table.h"
 #include "calib/methods/method.h"
 #include "calib/overrides.h"
+#include "calib/table_file.h"
 #include "calib/trt_cache.h"
 #include "datasets/model_inputs.h"
 #include "engine/io/atomic_write.h"
@@ -130,25 +131,15 @@ void quantize(QuantizeOptions o) {
   check_output_file("-o", o.output, {{"the model", o.model}, {"--calib", o.calib}, {"--overrides", o.overrides},
                                            {"--histograms", o.histograms}});
   Graph graph = load_model(o.model);
-  RangeTable table;
-  const std::string calib_text = read_file(o.calib);
-  if (looks_like_trt_cache(calib_text)) {
-    std::vector<std::string> ignored;
-    const TrtCache cache = parse_trt_cache(calib_text, o.calib);
-    table = range_table_from_trt_cache(cache, graph, o.calib, ignored);
-    const std::string unmatched = ignored.empty() ? "" : "; " + std::to_string(ignored.size()) +
-                                                          " cache tensors are not in the model (first: '" + ignored[0] + "')";
-    log::info("ranges:   %zu activations from TensorRT cache TRT-%s-%s%s", table.activations.size(), cache.version.c_str(),
-              cache.algorithm.c_str(), unmatched.c_str());
-  } else {
-    table = read_json_table(o.calib);
-    check_table_matches_model(table, o.calib, o.model);
-  }
+  const std::string model_sha256 = sha256_hex(read_file(o.model));
+  TableFile calib = read_table_file(o.calib, graph, model_sha256, o.model);
+  RangeTable& table = calib.table;
+  if (!calib.note.empty()) log::info("ranges:   %s\n", calib.note.c_str());
   if (const auto e = equalize_as_calibrated(graph, table)) {
     log::info("equalize: cross-layer equalization of %zu convolutions into %zu readers (%d sweeps), as the table was calibrated\n",
               e->producers, e->readers, e->sweeps);
   }
-  if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned, sha256_hex(read_file(o.model)));
+  if (!o.overrides.empty()) apply_overrides(table, o.overrides, o.histograms, o.quant.pinned, model_sha256);
   if (o.smoothquant) {
     const SmoothQuantReport smooth = smooth_quant(graph, table, *o.smoothquant);
     log::info("SmoothQuant (alpha %g): %zu activations smoothed, %zu left as they are\n", *o.smoothquant, smooth.smoothed.size(),
