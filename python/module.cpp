@@ -2,8 +2,10 @@
 #include <pybind11/pybind11.h>
 
 #include "calib/calibrator.h"
+#include "calib/trt_cache.h"
 #include "engine/io/log.h"
 #include "engine/ir/error.h"
+#include "eval/accuracy.h"
 #include "python/bindings.h"
 
 PYBIND11_MODULE(_q8, m) {
@@ -31,6 +33,9 @@ PYBIND11_MODULE(_q8, m) {
   m.attr("__version__") = Q8_VERSION;
   m.attr("DEFAULT_METHOD") = q8::kDefaultMethod;
   m.attr("DEFAULT_BINS") = q8::kDefaultHistogramBins;
+  m.attr("DEFAULT_PERCENTILE") = q8::MethodOptions{}.percentile;
+  m.attr("DEFAULT_THRESHOLD") = q8::CompareOptions{}.threshold;
+  m.attr("DEFAULT_TRT_VERSION") = q8::kDefaultTrtVersion;
   q8::python::bind_model(m);
   q8::python::bind_calibrate(m);
   q8::python::bind_quantize(m);

@@ -15,11 +15,12 @@ import json
 import sys
 
 from . import _q8
-from ._q8 import (ArgumentError, CalibrationTable, Error, Model, Plan, __version__, build, load, load_plan, load_table,
-                  quantize, set_log_level)
+from ._q8 import (DEFAULT_BINS, DEFAULT_METHOD, DEFAULT_PERCENTILE, DEFAULT_THRESHOLD, DEFAULT_TRT_VERSION, ArgumentError,
+                  CalibrationTable, Error, Model, Plan, __version__, build, load, load_plan, load_table, quantize, set_log_level)
 
-__all__ = ["ArgumentError", "CalibrationTable", "Error", "Model", "Plan", "build", "calibrate", "compare", "load",
-           "load_plan", "load_table", "quantize", "set_log_level", "__version__"]
+__all__ = ["DEFAULT_BINS", "DEFAULT_METHOD", "DEFAULT_PERCENTILE", "DEFAULT_THRESHOLD", "DEFAULT_TRT_VERSION", "ArgumentError",
+           "CalibrationTable", "Error", "Model", "Plan", "build", "calibrate", "compare", "load", "load_plan", "load_table",
+           "quantize", "set_log_level", "__version__"]
 
 
 class _TextBar:
@@ -89,8 +90,8 @@ def _json(preprocess):
     return None if preprocess is None else json.dumps(preprocess)
 
 
-def calibrate(model, data, method=_q8.DEFAULT_METHOD, *, percentile=99.99, bins=_q8.DEFAULT_BINS, batch_size=None, limit=0,
-              shuffle=False, seed=0, skip_zeros=False, equalize=False, overrides=None, preprocess=None, streams=0,
+def calibrate(model, data, method=DEFAULT_METHOD, *, percentile=DEFAULT_PERCENTILE, bins=DEFAULT_BINS, batch_size=None,
+              limit=0, shuffle=False, seed=0, skip_zeros=False, equalize=False, overrides=None, preprocess=None, streams=0,
               progress=True):
     """Streams data through the FP32 model and returns each activation's amax by `method` (max, percentile,
     entropy or mse) and the weights' per-channel ranges, as `q8 calibrate` does with the same settings.
@@ -104,7 +105,8 @@ def calibrate(model, data, method=_q8.DEFAULT_METHOD, *, percentile=99.99, bins=
         _json(preprocess), streams, bar))
 
 
-def compare(fp32, qdq, data, *, int8=False, threshold=0.5, batch_size=None, limit=0, preprocess=None, progress=True):
+def compare(fp32, qdq, data, *, int8=False, threshold=DEFAULT_THRESHOLD, batch_size=None, limit=0, preprocess=None,
+            progress=True):
     """INT8 against FP32 on data (as calibrate takes it): the report `q8 compare --json` writes, as a dict.
     int8=True runs the QDQ model on the INT8 engine; preprocess replaces what the QDQ model recorded."""
     return _with_progress(progress, lambda bar: _q8._compare(fp32, qdq, data, int8, threshold, batch_size, limit,

@@ -39,7 +39,7 @@ struct CalibrateOptions {
   DatasetOptions d;
   std::string method = kDefaultMethod;
   double clip_limit = kClipWarningLimit;
-  double percentile = 99.99;
+  double percentile = MethodOptions{}.percentile;
   int64_t bins = kDefaultHistogramBins;
   bool skip_zeros = false;
   std::vector<std::string> overrides;

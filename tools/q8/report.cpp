@@ -20,7 +20,7 @@ namespace {
 
 struct ReportOptions {
   std::string histograms, table, compare, plan, output, title;
-  double percentile = 99.99;
+  double percentile = MethodOptions{}.percentile;
 };
 
 void report(const ReportOptions& o) {
