@@ -23,8 +23,6 @@ CalibrationTable calibrate(const Model& model, const py::object& data, const std
                            const std::map<std::string, std::string>& overrides, const std::optional<std::string>& preprocess_json,
                            int streams, const py::object& progress) {
   check_argument(!model.path.empty(), "calibrate: the model has no file (save it first): calibration records the file's SHA-256");
-  check_argument(!batch_size || *batch_size >= 1, "batch_size " + std::to_string(batch_size.value_or(0)) + ": must be at least 1");
-  check_argument(limit >= 0, "limit " + std::to_string(limit) + ": must be at least 0 (0: every sample)");
   SessionOptions s;
   s.model = model.path;
   s.choice.default_method = method;
@@ -36,9 +34,9 @@ CalibrationTable calibrate(const Model& model, const py::object& data, const std
   if (batch_size) s.stream.batch_size = *batch_size;
   s.stream.limit = limit, s.stream.shuffle = shuffle, s.stream.seed = seed;
   const DataArgument d = data_argument(*model.graph, data);
+  check_stream_options(d, batch_size, limit, shuffle || limit != 0 || batch_size, "shuffle, limit and batch_size");
   s.data = d.path;
   if (d.batches) {
-    check_argument(!shuffle && limit == 0 && !batch_size, "shuffle, limit and batch_size apply to a dataset path; a reader's batches run as given");
     s.batches = d.batches, s.batches_description = d.description;
     s.stream.batch_size = 0;  // as given
   }

@@ -18,11 +18,10 @@ py::object compare(const Model& fp32, const Model& qdq, const py::object& data, 
   const std::string fp32_name = fp32.path.empty() ? "the FP32 model" : fp32.path;
   const std::string qdq_name = qdq.path.empty() ? "the QDQ model" : qdq.path;
   check_qdq_model(*qdq.graph, qdq_name);
-  check_argument(!batch_size || *batch_size >= 1, "batch_size " + std::to_string(batch_size.value_or(0)) + ": must be at least 1");
-  check_argument(limit >= 0, "limit " + std::to_string(limit) + ": must be at least 0 (0: every sample)");
   CompareOptions options;
   options.int8_engine = int8, options.threshold = threshold;
   const DataArgument d = data_argument(*fp32.graph, data);
+  check_stream_options(d, batch_size, limit, limit != 0 || batch_size || preprocess_json, "limit, batch_size and preprocess");
   std::unique_ptr<BatchStream> stream;
   std::string dataset = d.description;
   if (!d.path.empty()) {
@@ -35,8 +34,6 @@ py::object compare(const Model& fp32, const Model& qdq, const py::object& data, 
     const auto inputs = open_model_inputs(*fp32.graph, d.path, pre, {});
     stream = std::make_unique<BatchStream>(inputs, pre, s);
     dataset = inputs[0].source->describe() + " at " + d.path;
-  } else {
-    check_argument(limit == 0 && !batch_size && !preprocess_json, "limit, batch_size and preprocess apply to a dataset path; a reader's batches run as given");
   }
   BatchSource& batches = stream ? static_cast<BatchSource&>(*stream) : *d.batches;
   Background background(progress, "comparing");

@@ -57,4 +57,11 @@ DataArgument data_argument(const Graph& graph, const py::object& data) {
   return out;
 }
 
+void check_stream_options(const DataArgument& data, std::optional<int64_t> batch_size, int64_t limit, bool path_only_given,
+                          const std::string& path_only) {
+  check_argument(!batch_size || *batch_size >= 1, "batch_size " + std::to_string(batch_size.value_or(0)) + ": must be at least 1");
+  check_argument(limit >= 0, "limit " + std::to_string(limit) + ": must be at least 0 (0: every sample)");
+  check_argument(!data.batches || !path_only_given, path_only + " apply to a dataset path; a reader's batches run as given");
+}
+
 }  // namespace q8::python

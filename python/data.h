@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <pybind11/pybind11.h>
@@ -24,5 +25,11 @@ struct DataArgument {
 
 // Error for anything else (a number, a dict: one batch is not a dataset).
 DataArgument data_argument(const Graph& graph, const py::object& data);
+
+// The streaming options of calibrate and compare: batch_size at least 1, limit at least 0, and
+// none of the options only a dataset path takes (named in `path_only`) given with a reader's
+// batches. ArgumentError otherwise.
+void check_stream_options(const DataArgument& data, std::optional<int64_t> batch_size, int64_t limit, bool path_only_given,
+                          const std::string& path_only);
 
 }  // namespace q8::python

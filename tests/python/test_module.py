@@ -278,7 +278,7 @@ def test_bad_arguments_are_argument_errors(model, kwargs, message):
 def test_other_bad_input(model, table, work):
     with pytest.raises(q8.ArgumentError, match="one batch: put it in a list"):
         q8.calibrate(model, {"input": np.zeros((1, 1, 28, 28), np.float32)}, progress=False)
-    with pytest.raises(q8.Error, match="no tensor for input 'input'|input"):
+    with pytest.raises(q8.Error, match="input 'input' is missing"):
         model.run({})
     with pytest.raises(q8.Error, match=re.escape(str(work / "missing.onnx"))):
         q8.load(work / "missing.onnx")
