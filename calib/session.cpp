@@ -35,12 +35,11 @@ CalibrationSession::CalibrationSession(SessionOptions options) : options_(std::m
                  "bins " + std::to_string(o.bins) + ": must be a power of two from 2 to 16777216");
   check_argument(o.choice.options.percentile >= 0 && o.choice.options.percentile <= 100,
                  "percentile " + std::to_string(o.choice.options.percentile) + ": must be in [0, 100]");
-  for (const std::string& method : [&] {
-         std::vector<std::string> all = {o.choice.default_method};
-         for (const auto& [name, m] : o.choice.overrides) all.push_back(m);
-         return all;
-       }())
+  const auto check_method = [](const std::string& method) {
     check_argument(find_method(method) != nullptr, "method '" + method + "': unknown (methods: " + method_names() + ")");
+  };
+  check_method(o.choice.default_method);
+  for (const auto& [name, method] : o.choice.overrides) check_method(method);
   // One read of the model serves both the graph and its fingerprint.
   const std::string bytes = read_file(o.model);
   graph_ = parse_model(bytes, std::filesystem::path(o.model).parent_path().string(), o.model, o.model);
