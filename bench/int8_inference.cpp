@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
     std::uniform_real_distribution<float> dist(0.0f, 1.0f);
     for (float& v : x.values<float>()) v = dist(rng);
     const TensorMap feeds{{input, x}};
-    std::printf("int8_inference: %s, %s, %d threads, %d runs each; oneDNN %s (int8 sums %s)\n", model.c_str(), shape_arg.c_str(), threads,
-                repeat, onednn_isa_name().c_str(), onednn_int8_exact() ? "exact: the CPU INT8 backend runs" : "not exact: the reference runs");
+    std::printf("int8_inference: %s, %s, %d threads, %d runs each; oneDNN %s (%s)\n", model.c_str(), shape_arg.c_str(), threads,
+                repeat, onednn_isa_name().c_str(), onednn_int8_vnni() ? "s8 sources" : "u8 sources, summed by sign");
 
     Graph fp32 = load_model(model);
     optimize_for_inference(fp32);

@@ -44,6 +44,54 @@ std::vector<uint8_t>& thread_scratchpad(size_t bytes) {
   return pad;
 }
 
+// The source type of every primitive: s8 where oneDNN sums s8 sources exactly (VNNI, AMX), else
+// u8, given non-negative bytes only (sum_by_sign).
+DataType source_type() { return onednn_int8_vnni() ? DataType::s8 : DataType::u8; }
+
+// This thread's buffers for sum_by_sign: the two halves of a source and the second sums.
+struct SignHalves {
+  std::vector<uint8_t> positive, negative;
+  std::vector<int32_t> negative_sums;
+};
+SignHalves& sign_halves() {
+  static thread_local SignHalves s;
+  return s;
+}
+
+bool has_negative(const int8_t* x, int64_t n) {
+  uint8_t bits = 0;
+  for (int64_t i = 0; i < n; ++i) bits |= uint8_t(x[i]);  // the sign bits, OR-ed (vectorizes)
+  return (bits & 0x80) != 0;
+}
+
+// acc = Σ x · w through run(source, sums), a primitive with a u8 source. Below VNNI oneDNN pairs
+// u8 × s8 products in int16 (vpmaddubsw), exact while |u0·w0 + u1·w1| ≤ 32767: with u ≤ 128 and
+// w ∈ [−128, 127] a pair lies in [−32768, 32512], so it is. An x with no negative value runs as it
+// is (its bytes read the same as u8); a signed one as x⁺ = max(x, 0) ∈ [0, 127] and
+// x⁻ = max(−x, 0) ∈ [0, 128], acc = Σ x⁺ · w − Σ x⁻ · w, padding zero in both
+// (docs/cpu.md, "When oneDNN's sums are exact").
+template <typename Run>
+void sum_by_sign(const int8_t* x, int64_t n, int32_t* acc, int64_t acc_n, Run run) {
+  if (!has_negative(x, n)) {
+    run(x, acc);
+    return;
+  }
+  SignHalves& s = sign_halves();
+  if (s.positive.size() < size_t(n)) s.positive.resize(size_t(n)), s.negative.resize(size_t(n));
+  if (s.negative_sums.size() < size_t(acc_n)) s.negative_sums.resize(size_t(acc_n));
+  uint8_t* pos = s.positive.data();
+  uint8_t* neg = s.negative.data();
+  for (int64_t i = 0; i < n; ++i) {
+    const int v = x[i];
+    pos[i] = uint8_t(v > 0 ? v : 0);
+    neg[i] = uint8_t(v < 0 ? -v : 0);
+  }
+  run(pos, acc);
+  int32_t* minus = s.negative_sums.data();
+  run(neg, minus);
+  for (int64_t j = 0; j < acc_n; ++j) acc[j] = int32_t(uint32_t(acc[j]) - uint32_t(minus[j]));  // int32's wrapping, as s8 sums
+}
+
 // Packs user weights into a primitive's layout (s8 weights for an s8 source carry oneDNN's
 // compensation, which the reorder computes).
 memory pack_weights(const memory::desc& user, const memory::desc& packed, const int8_t* w) {
@@ -58,7 +106,7 @@ memory pack_weights(const memory::desc& user, const memory::desc& packed, const 
 
 }  // namespace
 
-bool onednn_int8_exact() {
+bool onednn_int8_vnni() {
   const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
   constexpr unsigned kAvx512Vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
   constexpr unsigned kAvx2Vnni = static_cast<unsigned>(dnnl::cpu_isa::avx2_vnni);
@@ -86,6 +134,7 @@ struct Int8ConvPrimitive::Impl {
   memory::desc src, dst, user_weights, weights, scratchpad;
   memory packed;
   std::string implementation;
+  int64_t src_values = 0, acc_values = 0;
 };
 
 Int8ConvPrimitive::Int8ConvPrimitive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -98,8 +147,10 @@ std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape
   try {
     auto impl = std::make_unique<Impl>();
     const dnnl::engine& eng = cpu_engine();
-    impl->src = channels_last_desc(s.channels_in, s.in_spatial, DataType::s8);
+    impl->src = channels_last_desc(s.channels_in, s.in_spatial, source_type());
     impl->dst = channels_last_desc(s.channels_out, s.out_spatial, DataType::s32);
+    impl->src_values = s.channels_in * numel(s.in_spatial);
+    impl->acc_values = s.channels_out * numel(s.out_spatial);
     const int64_t g = s.group;
     memory::dims wdims;
     if (g > 1) wdims.push_back(g);
@@ -143,12 +194,16 @@ std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape
 void Int8ConvPrimitive::set_weights(const int8_t* w) { impl_->packed = pack_weights(impl_->user_weights, impl_->weights, w); }
 
 void Int8ConvPrimitive::run(const int8_t* x, int32_t* acc) const {
-  const dnnl::engine& eng = cpu_engine();
-  std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
-  memory src(impl_->src, eng, const_cast<int8_t*>(x)), dst(impl_->dst, eng, acc), scratch(impl_->scratchpad, eng, pad.data());
-  dnnl::stream& stream = thread_stream();
-  impl_->conv.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, impl_->packed}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
-  stream.wait();
+  const auto execute = [&](const void* source, int32_t* sums) {
+    const dnnl::engine& eng = cpu_engine();
+    std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
+    memory src(impl_->src, eng, const_cast<void*>(source)), dst(impl_->dst, eng, sums), scratch(impl_->scratchpad, eng, pad.data());
+    dnnl::stream& stream = thread_stream();
+    impl_->conv.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, impl_->packed}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
+    stream.wait();
+  };
+  if (impl_->src.data_type() == DataType::s8) execute(x, acc);
+  else sum_by_sign(x, impl_->src_values, acc, impl_->acc_values, execute);
 }
 
 std::string Int8ConvPrimitive::implementation() const { return impl_->implementation; }
@@ -158,6 +213,7 @@ struct Int8MatmulPrimitive::Impl {
   memory::desc src, dst, user_weights, weights, scratchpad;
   memory packed;
   std::string implementation;
+  int64_t src_values = 0, acc_values = 0;
 };
 
 Int8MatmulPrimitive::Int8MatmulPrimitive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -168,8 +224,10 @@ std::unique_ptr<Int8MatmulPrimitive> Int8MatmulPrimitive::create(int64_t rows, i
   try {
     auto impl = std::make_unique<Impl>();
     const dnnl::engine& eng = cpu_engine();
-    impl->src = memory::desc({rows, k}, DataType::s8, Tag::ab);
+    impl->src = memory::desc({rows, k}, source_type(), Tag::ab);
     impl->dst = memory::desc({rows, n}, DataType::s32, Tag::ab);
+    impl->src_values = rows * k;
+    impl->acc_values = rows * n;
     impl->user_weights = memory::desc({k, n}, DataType::s8, trans_b ? Tag::ba : Tag::ab);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -193,12 +251,16 @@ std::unique_ptr<Int8MatmulPrimitive> Int8MatmulPrimitive::create(int64_t rows, i
 void Int8MatmulPrimitive::set_weights(const int8_t* w) { impl_->packed = pack_weights(impl_->user_weights, impl_->weights, w); }
 
 void Int8MatmulPrimitive::run(const int8_t* x, int32_t* acc) const {
-  const dnnl::engine& eng = cpu_engine();
-  std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
-  memory src(impl_->src, eng, const_cast<int8_t*>(x)), dst(impl_->dst, eng, acc), scratch(impl_->scratchpad, eng, pad.data());
-  dnnl::stream& stream = thread_stream();
-  impl_->matmul.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, impl_->packed}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
-  stream.wait();
+  const auto execute = [&](const void* source, int32_t* sums) {
+    const dnnl::engine& eng = cpu_engine();
+    std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
+    memory src(impl_->src, eng, const_cast<void*>(source)), dst(impl_->dst, eng, sums), scratch(impl_->scratchpad, eng, pad.data());
+    dnnl::stream& stream = thread_stream();
+    impl_->matmul.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, impl_->packed}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
+    stream.wait();
+  };
+  if (impl_->src.data_type() == DataType::s8) execute(x, acc);
+  else sum_by_sign(x, impl_->src_values, acc, impl_->acc_values, execute);
 }
 
 std::string Int8MatmulPrimitive::implementation() const { return impl_->implementation; }
@@ -215,7 +277,7 @@ std::unique_ptr<Int8BatchedMatmulPrimitive> Int8BatchedMatmulPrimitive::create(i
   if (batch <= 0 || m <= 0 || k <= 0 || n <= 0) return nullptr;
   try {
     auto impl = std::make_unique<Impl>();
-    impl->a = memory::desc({batch, m, k}, DataType::s8, Tag::abc);
+    impl->a = memory::desc({batch, m, k}, source_type(), Tag::abc);
     impl->b = memory::desc({batch, k, n}, DataType::s8, Tag::abc);
     impl->dst = memory::desc({batch, m, n}, DataType::s32, Tag::abc);
     dnnl::primitive_attr attr;
@@ -230,13 +292,17 @@ std::unique_ptr<Int8BatchedMatmulPrimitive> Int8BatchedMatmulPrimitive::create(i
 }
 
 void Int8BatchedMatmulPrimitive::run(const int8_t* a, const int8_t* b, int32_t* acc) const {
-  const dnnl::engine& eng = cpu_engine();
-  std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
-  memory ma(impl_->a, eng, const_cast<int8_t*>(a)), mb(impl_->b, eng, const_cast<int8_t*>(b)), dst(impl_->dst, eng, acc),
-      scratch(impl_->scratchpad, eng, pad.data());
-  dnnl::stream& stream = thread_stream();
-  impl_->matmul.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
-  stream.wait();
+  const auto execute = [&](const void* source, int32_t* sums) {
+    const dnnl::engine& eng = cpu_engine();
+    std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
+    memory ma(impl_->a, eng, const_cast<void*>(source)), mb(impl_->b, eng, const_cast<int8_t*>(b)), dst(impl_->dst, eng, sums),
+        scratch(impl_->scratchpad, eng, pad.data());
+    dnnl::stream& stream = thread_stream();
+    impl_->matmul.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
+    stream.wait();
+  };
+  if (impl_->a.data_type() == DataType::s8) execute(a, acc);
+  else sum_by_sign(a, int64_t(impl_->a.get_size()), acc, int64_t(impl_->dst.get_size() / sizeof(int32_t)), execute);
 }
 
 namespace {

@@ -1,11 +1,13 @@
-// INT8 convolution and matrix product through oneDNN, giving exact int32 sums: s8 activations,
+// INT8 convolution and matrix product through oneDNN, giving exact int32 sums: int8 activations,
 // s8 weights, s32 results, no scales, no bias, no post-ops. The CPU INT8 backend
 // (engine/plan/cpu_int8/) adds the bias and requantizes with the integer reference's own epilogue,
 // so its bytes are the reference's (docs/cpu.md, "INT8").
 //
-// oneDNN's int8 kernels sum in int32 throughout only with VNNI (vpdpbusd) or AMX; its other x86
-// kernels pair products in int16 (vpmaddubsw saturates) or halve the weights, so they are not
-// exact. onednn_int8_exact() says which kind this process gets (ONEDNN_MAX_CPU_ISA caps it).
+// With VNNI (vpdpbusd) or AMX oneDNN sums s8 × s8 products in int32 throughout and the
+// primitives take s8 activations. Below them its x86 kernels pair u8 × s8 products in int16
+// (vpmaddubsw saturates) and halve the weights of an s8 source; so there the primitives take u8
+// sources whose pairs cannot saturate: x ≥ 0 as it is, a signed x as two sums, of max(x, 0) and
+// max(−x, 0) (int8_primitive.cpp, sum_by_sign). Exact on every instruction set either way.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +19,9 @@
 
 namespace q8 {
 
-// True when oneDNN's effective instruction set has VNNI or AMX (its int8 sums are exact).
-bool onednn_int8_exact();
+// True when oneDNN's effective instruction set has VNNI or AMX (ONEDNN_MAX_CPU_ISA caps it): it
+// sums an s8 source exactly; else signed sources are summed in two halves.
+bool onednn_int8_vnni();
 // oneDNN's effective instruction set, by its name ("avx512_core_vnni").
 std::string onednn_isa_name();
 

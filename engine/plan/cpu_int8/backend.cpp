@@ -3,12 +3,9 @@
 #include <algorithm>
 #include <iterator>
 
-#include "engine/cpu/int8_primitive.h"
 #include "engine/plan/reference/backend.h"
 
 namespace q8 {
-
-const char* const kNoExactInt8Sums = "oneDNN's int8 kernels here sum without VNNI or AMX, not exactly in int32";
 
 #define Q8_CPU_INT8_OP(type, factory) std::unique_ptr<Op> factory(const Node&, std::unique_ptr<Op> reference);
 #include "engine/plan/cpu_int8/ops.inc"
@@ -41,14 +38,9 @@ class CpuInt8Backend final : public Backend {
     for (const CpuInt8Op& op : kOps) out.push_back({kInt8Domain, std::string(op.type)});
     return out;
   }
-  std::vector<std::string> missing_capabilities() const override {
-    if (onednn_int8_exact()) return {};
-    return {kNoExactInt8Sums};
-  }
   Support supports(const NodeView& view) const override {
     if (!find(view.node)) return Support::no();
     if (const std::string why = int8_node_refusal(view); !why.empty()) return Support::no(why);
-    if (!onednn_int8_exact()) return Support::no(kNoExactInt8Sums);
     return Support::yes();
   }
   std::unique_ptr<PreparedNode> create(const NodeView& view) const override {
