@@ -46,7 +46,7 @@ class AveragePool final : public Op {
   // general loop.
   Tensor pool_2d(const Tensor& x, const PoolShape& p) const {
     const std::vector<int64_t> padded = include_pad_ ? padded_window_counts(p.window, p.in_spatial) : std::vector<int64_t>{};
-    return q8::pool_2d(x, p, [&](const WindowTaps2d& t, int64_t o) {
+    return q8::pool_2d(x, p, [&](const WindowTaps2d<>& t, int64_t o) {
       float sum = 0;
       for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
         for (int64_t kj = t.kj0; kj < t.kj1; ++kj) sum += t.at(ki, kj);

@@ -20,7 +20,11 @@ class MaxPool final : public Op {
     check(x.dtype() == DType::Float32 || x.dtype() == DType::Uint8 || x.dtype() == DType::Int8,
           name_ + ": input type " + std::string(dtype_name(x.dtype())) + " is not supported");
     const PoolShape p = resolve_pool(window_, x.dims(), name_);
-    if (p.in_spatial.size() == 2 && outputs_ == 1 && x.dtype() == DType::Float32) return {pool_2d(x, p)};
+    if (p.in_spatial.size() == 2 && outputs_ == 1) {
+      if (x.dtype() == DType::Float32) return {pool_2d(x, p)};
+      if (x.dtype() == DType::Int8) return {pool_2d_integer<int8_t>(x, p)};
+      return {pool_2d_integer<uint8_t>(x, p)};
+    }
     const ConvGeometry geo(p.window, p.in_spatial, /*with_offsets=*/true);
     Tensor y(x.dtype(), p.out_dims);
     Tensor indices(DType::Int64, p.out_dims);
@@ -58,8 +62,20 @@ class MaxPool final : public Op {
                          w.dilations == std::vector<int64_t>{1, 1} && w.pad_begin == std::vector<int64_t>{0, 0} &&
                          2 * w.output[0] <= p.in_spatial[0] && 2 * w.output[1] <= p.in_spatial[1];
     if (halving) return halve(x, p);
-    return q8::pool_2d(x, p, [](const WindowTaps2d& t, int64_t) {
+    return q8::pool_2d(x, p, [](const WindowTaps2d<>& t, int64_t) {
       float best = -std::numeric_limits<float>::infinity();
+      for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
+        for (int64_t kj = t.kj0; kj < t.kj1; ++kj) best = std::max(best, t.at(ki, kj));
+      return best;
+    });
+  }
+
+  // int8 and uint8 (a plan's quantized activations), 2-D, no Indices output: the same maximum as the
+  // general walk (exact, whatever the order), from the type's lowest value.
+  template <typename T>
+  static Tensor pool_2d_integer(const Tensor& x, const PoolShape& p) {
+    return q8::pool_2d<T>(x, p, [](const WindowTaps2d<T>& t, int64_t) {
+      T best = std::numeric_limits<T>::lowest();
       for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
         for (int64_t kj = t.kj0; kj < t.kj1; ++kj) best = std::max(best, t.at(ki, kj));
       return best;

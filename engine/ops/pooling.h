@@ -35,25 +35,27 @@ inline std::pair<int64_t, int64_t> taps_inside(int64_t begin, int64_t dilation, 
 }
 
 // The taps of one 2-D window that lie inside its input plane: rows [ki0, ki1), columns [kj0, kj1).
+template <typename T = float>
 struct WindowTaps2d {
-  const float* plane;
+  const T* plane;
   int64_t width, y_begin, x_begin, dilation_y, dilation_x, ki0, ki1, kj0, kj1;
-  float at(int64_t ki, int64_t kj) const { return plane[(y_begin + ki * dilation_y) * width + x_begin + kj * dilation_x]; }
+  T at(int64_t ki, int64_t kj) const { return plane[(y_begin + ki * dilation_y) * width + x_begin + kj * dilation_x]; }
   int64_t count() const { return (ki1 - ki0) * (kj1 - kj0); }
 };
 
-// A float32 2-D pool, planes in parallel: output o of each plane is reduce(taps, o).
-template <typename Reduce>
+// A 2-D pool of T values (float32 by default), planes in parallel: output o of each plane is
+// reduce(taps, o).
+template <typename T = float, typename Reduce>
 Tensor pool_2d(const Tensor& x, const PoolShape& p, Reduce&& reduce) {
   const ResolvedWindow& w = p.window;
   const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1];
-  Tensor y = Tensor::uninitialized(DType::Float32, p.out_dims);
-  const float* px = x.data<float>();
-  float* py = y.data<float>();
+  Tensor y = Tensor::uninitialized(x.dtype(), p.out_dims);
+  const T* px = x.data<T>();
+  T* py = y.data<T>();
   parallel_for(x.dim(0) * x.dim(1), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh * ow)), [&](int64_t p0, int64_t p1) {
     for (int64_t plane = p0; plane < p1; ++plane) {
-      WindowTaps2d t{px + plane * h * wd, wd, 0, 0, w.dilations[0], w.dilations[1], 0, 0, 0, 0};
-      float* dst = py + plane * oh * ow;
+      WindowTaps2d<T> t{px + plane * h * wd, wd, 0, 0, w.dilations[0], w.dilations[1], 0, 0, 0, 0};
+      T* dst = py + plane * oh * ow;
       for (int64_t oy = 0; oy < oh; ++oy) {
         t.y_begin = oy * w.strides[0] - w.pad_begin[0];
         std::tie(t.ki0, t.ki1) = taps_inside(t.y_begin, w.dilations[0], w.kernel[0], h);

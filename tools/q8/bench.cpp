@@ -239,8 +239,7 @@ void bench(const BenchOptions& o) {
     timings.push_back(time_graph("INT8", load_runnable(o.int8, true, nullptr, o.device), inputs, o, o.device));
     print_timing(timings[1], top);
     log::info("INT8 / FP32 latency: %.2f× (%s)\n", timings[1].mean() / timings[0].mean(),
-                o.device == "cpu" ? "the INT8 engine here is the CPU integer reference: naive loops, the oracle for every device, "
-                                    "not a fast kernel"
+                o.device == "cpu" ? "INT8 on the CPU INT8 backend, what it declines on the integer reference (placement above)"
                                   : "INT8 through OpenCL's portable kernels, FP32 on the CPU");
   }
   if (o.json.empty()) return;
