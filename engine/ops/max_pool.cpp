@@ -57,11 +57,7 @@ class MaxPool final : public Op {
  private:
   // The common case, walked directly: float32, 2-D, no Indices output.
   static Tensor pool_2d(const Tensor& x, const PoolShape& p) {
-    const ResolvedWindow& w = p.window;
-    const bool halving = w.kernel == std::vector<int64_t>{2, 2} && w.strides == std::vector<int64_t>{2, 2} &&
-                         w.dilations == std::vector<int64_t>{1, 1} && w.pad_begin == std::vector<int64_t>{0, 0} &&
-                         2 * w.output[0] <= p.in_spatial[0] && 2 * w.output[1] <= p.in_spatial[1];
-    if (halving) return halve(x, p);
+    if (halving(p)) return halve<float>(x, p);
     return q8::pool_2d(x, p, [](const WindowTaps2d<>& t, int64_t) {
       float best = -std::numeric_limits<float>::infinity();
       for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
@@ -74,6 +70,7 @@ class MaxPool final : public Op {
   // general walk (exact, whatever the order), from the type's lowest value.
   template <typename T>
   static Tensor pool_2d_integer(const Tensor& x, const PoolShape& p) {
+    if (halving(p)) return halve<T>(x, p);
     return q8::pool_2d<T>(x, p, [](const WindowTaps2d<T>& t, int64_t) {
       T best = std::numeric_limits<T>::lowest();
       for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
@@ -82,21 +79,29 @@ class MaxPool final : public Op {
     });
   }
 
-  // 2×2 windows at stride 2 inside the plane (the downsampling of most CNNs): the same taps in the
-  // same order as the general walk (row by row, std::max from −∞), without its bounds arithmetic.
+  // 2×2 windows at stride 2 inside the plane (the downsampling of most CNNs).
+  static bool halving(const PoolShape& p) {
+    const ResolvedWindow& w = p.window;
+    return w.kernel == std::vector<int64_t>{2, 2} && w.strides == std::vector<int64_t>{2, 2} && w.dilations == std::vector<int64_t>{1, 1} &&
+           w.pad_begin == std::vector<int64_t>{0, 0} && 2 * w.output[0] <= p.in_spatial[0] && 2 * w.output[1] <= p.in_spatial[1];
+  }
+
+  // Those windows walked without the general walk's bounds arithmetic: the same taps in the same
+  // order (row by row, std::max from −∞, or the integer type's lowest value).
+  template <typename T>
   static Tensor halve(const Tensor& x, const PoolShape& p) {
     const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = p.window.output[0], ow = p.window.output[1];
-    Tensor y = Tensor::uninitialized(DType::Float32, p.out_dims);
-    const float* px = x.data<float>();
-    float* py = y.data<float>();
+    Tensor y = Tensor::uninitialized(x.dtype(), p.out_dims);
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
     parallel_for(x.dim(0) * x.dim(1), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh * ow)), [&](int64_t p0, int64_t p1) {
       for (int64_t plane = p0; plane < p1; ++plane)
         for (int64_t oy = 0; oy < oh; ++oy) {
-          const float* r0 = px + plane * h * wd + 2 * oy * wd;
-          const float* r1 = r0 + wd;
-          float* dst = py + (plane * oh + oy) * ow;
+          const T* r0 = px + plane * h * wd + 2 * oy * wd;
+          const T* r1 = r0 + wd;
+          T* dst = py + (plane * oh + oy) * ow;
           for (int64_t ox = 0; ox < ow; ++ox) {
-            const float lo = -std::numeric_limits<float>::infinity();
+            const T lo = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
             dst[ox] = std::max(std::max(std::max(std::max(lo, r0[2 * ox]), r0[2 * ox + 1]), r1[2 * ox]), r1[2 * ox + 1]);
           }
         }

@@ -1,8 +1,8 @@
 // The host's int8 quantize (the CPU QuantizeLinear, and the OpenCL plan's entry, which quantizes
 // its float input on the host before the upload) against QuantizeLinear's formula written
 // independently, y = clamp(nearbyint(x / s) + z, -128, 127), for every 997th finite float32 bit
-// pattern, several scales and zero points, threaded and not, with AVX-512 and (under
-// Q8_MAX_CPU_ISA=avx2) without.
+// pattern, several scales and zero points, threaded and not, with AVX-512, AVX2 (under
+// Q8_MAX_CPU_ISA=avx2) and neither (scalar).
 #include <gtest/gtest.h>
 
 #include <bit>

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/cpu/float_epilogue_row.h"
 #include "engine/cpu/requantize_row.h"
 #include "engine/ops/epilogue_activation.h"
 #include "engine/plan/epilogue_mode.h"
@@ -65,37 +66,42 @@ void Epilogue::store(Tensor& y, int64_t index, int64_t c, int64_t acc) const {
 }
 
 void Epilogue::store_channels(void* y_row, const int32_t* acc, const int8_t* residual_row, int64_t c0, int64_t count) const {
-  int64_t i = 0;
-  if (!float_out_) {
-    const ResidualSum sum = residual_sum(residual_mode_);
-    RequantizeRow row{acc, bias_q_ + c0, scale_ + c0, residual_ ? residual_row : nullptr, sum, residual_scale_, sum_scale_,
-                      bounds_.lo, bounds_.hi, static_cast<int8_t*>(y_row)};
-    i = requantize_row(row, count);
+  const int64_t i = vector_part(y_row, acc, bias_q_ ? bias_q_ + c0 : nullptr, bias_f_ ? bias_f_ + c0 : nullptr, scale_ + c0, residual_row, count);
+  for (int64_t k = i; k < count; ++k) put(y_row, k, c0 + k, acc[k], residual_ ? residual_row + k : nullptr);
+}
+
+int64_t Epilogue::vector_part(void* y, const int32_t* acc, const int32_t* bias_q, const float* bias_f, const float* scale, const int8_t* residual,
+                              int64_t count) const {
+  if (float_out_) {
+    if (!float_epilogue_row_covers(mode_)) return 0;
+    return float_epilogue_row({acc, scale, bias_f, mode_ == Q8_FLOAT_OUT_HARD_SWISH || mode_ == Q8_INT8_OUT_HARD_SWISH, y_scale_, y}, count);
   }
-  for (; i < count; ++i) put(y_row, i, c0 + i, acc[i], residual_ ? residual_row + i : nullptr);
+  const RequantizeRow row{acc, bias_q, scale, residual_ ? residual : nullptr, residual_sum(residual_mode_), residual_scale_, sum_scale_,
+                          bounds_.lo, bounds_.hi, static_cast<int8_t*>(y)};
+  return requantize_row(row, count);
 }
 
 void Epilogue::store_positions(void* y, const int32_t* acc, const int8_t* residual, int64_t positions, int64_t channels) const {
   constexpr int64_t kRun = 64;  // values a vector call covers at least
   const int bytes = int8_out() ? 1 : 4;
-  if (float_out_ || channels >= kRun) {
+  if (channels >= kRun || (float_out_ && !float_epilogue_row_covers(mode_))) {
     for (int64_t p = 0; p < positions; ++p)
       store_channels(static_cast<std::byte*>(y) + p * channels * bytes, acc + p * channels, residual ? residual + p * channels : nullptr, 0,
                      channels);
     return;
   }
   const int64_t k = kRun / channels, len = k * channels;  // k positions a call
-  int32_t bias[kRun];
-  float scale[kRun];
-  for (int64_t i = 0; i < len; ++i) bias[i] = bias_q_[i % channels], scale[i] = scale_[i % channels];
-  const ResidualSum sum = residual_sum(residual_mode_);
-  int8_t* out = static_cast<int8_t*>(y);
+  int32_t bias_q[kRun];
+  float bias_f[kRun], scale[kRun];
+  for (int64_t i = 0; i < len; ++i) {
+    if (bias_q_) bias_q[i] = bias_q_[i % channels];
+    if (bias_f_) bias_f[i] = bias_f_[i % channels];
+    scale[i] = scale_[i % channels];
+  }
   for (int64_t p = 0; p < positions; p += k) {
     const int64_t at = p * channels, n = std::min(k, positions - p) * channels;
-    const RequantizeRow row{acc + at, bias, scale, residual_ ? residual + at : nullptr, sum, residual_scale_, sum_scale_, bounds_.lo,
-                            bounds_.hi, out + at};
-    for (int64_t i = requantize_row(row, n); i < n; ++i)
-      put(y, at + i, (at + i) % channels, acc[at + i], residual_ ? residual + at + i : nullptr);
+    const int64_t done = vector_part(static_cast<std::byte*>(y) + at * bytes, acc + at, bias_q, bias_f, scale, residual_ ? residual + at : nullptr, n);
+    for (int64_t i = done; i < n; ++i) put(y, at + i, (at + i) % channels, acc[at + i], residual_ ? residual + at + i : nullptr);
   }
 }
 

@@ -45,6 +45,10 @@ class Epilogue {
  private:
   // Output i of y (int8 or float32) for channel c, its accumulator and its residual (or nullptr).
   void put(void* y, int64_t i, int64_t c, int64_t acc, const int8_t* r) const;
+  // The first k of `count` outputs that the CPU's vectors cover (engine/cpu/requantize_row.h,
+  // float_epilogue_row.h), written from per-output bias (b_q or b) and scale; returns k.
+  int64_t vector_part(void* y, const int32_t* acc, const int32_t* bias_q, const float* bias_f, const float* scale, const int8_t* residual,
+                      int64_t count) const;
 
   ClampBounds bounds_;
   int mode_ = -1;  // the activation's epilogue mode (kernels/abi.h), or -1

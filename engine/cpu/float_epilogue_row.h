@@ -1,0 +1,33 @@
+// The float epilogue of a weighted INT8 op over a run of consecutive channels (one output
+// position), with AVX2 (docs/quantization.md, "Activations in the epilogue"): per channel c,
+// v = (float)acc[c] · s[c] + b[c] (q8_dequantized: a multiply, then an add), then g = v, or
+// g = HardSwish(v) (q8_hard_swish: v / 6 + 1/2, its clamp to [0, 1] with NaN giving 1, times v);
+// the output is g (float32) or, with y_scale, clamp(rne(g / y_scale), −128, 127) (q8_quantized).
+// The same IEEE operations in the same order as those scalar functions, so the same bits.
+#pragma once
+
+#include <cstdint>
+
+namespace q8 {
+
+struct FloatEpilogueRow {
+  const int32_t* acc = nullptr;
+  const float* s = nullptr;
+  const float* b = nullptr;
+  bool hard_swish = false;
+  float y_scale = 0.0f;  // > 0: int8 output
+  void* y = nullptr;     // float32, or int8 with y_scale
+};
+
+// Whether float_epilogue_row covers an epilogue mode (kernels/abi.h's, −1 for none): no
+// activation, or HardSwish. The others run the scalar functions.
+bool float_epilogue_row_covers(int mode);
+
+// Writes y[0, k) for the largest k ≤ n that the CPU's vectors cover (a multiple of 8 with AVX2,
+// 0 without it or under Q8_MAX_CPU_ISA=scalar); returns k.
+int64_t float_epilogue_row(const FloatEpilogueRow& row, int64_t n);
+
+// The vector body (engine/cpu/float_epilogue_row_avx2.cpp), for the dispatch and the tests.
+int64_t float_epilogue_row_avx2(const FloatEpilogueRow& row, int64_t n);
+
+}  // namespace q8
