@@ -258,6 +258,7 @@ AccuracyReport compare_accuracy(const Graph& fp32, const Graph& qdq, BatchSource
   }
   progress.finish();
   AccuracyReport r = tally.report();
+  r.placement = placement_summary(b.placement(), b.shape_work());
   for (const auto& [t, e] : energy) {
     const double sqnr = e.second > 0 ? 10.0 * std::log10(e.first / e.second) : INFINITY;  // = 20·log10(‖x‖/‖x − x̂‖)
     r.layers.push_back({t, sqnr, elements[t]});
@@ -286,7 +287,9 @@ AccuracyReport compare_to_reference(const Graph& fp32, const ReferenceOutputs& r
     check(batch && batch->indices == reference.batches[i].indices, "the samples differ from the reference run's");
     tally.add(reference.outputs[i], exec.run(batch->inputs), reference.batches[i]);
   }
-  return tally.report();
+  AccuracyReport r = tally.report();
+  r.placement = placement_summary(exec.placement(), exec.shape_work());
+  return r;
 }
 
 std::string format_accuracy_json(const AccuracyReport& r, const std::string& fp32_path, const std::string& qdq_path,
@@ -298,6 +301,7 @@ std::string format_accuracy_json(const AccuracyReport& r, const std::string& fp3
   j["output"] = r.output;
   j["kind"] = output_kind_name(r.kind);
   j["samples"] = r.samples;
+  j["placement"] = r.placement;
   j["labelled"] = r.labelled;
   if (r.kind == OutputKind::Classifier && r.labelled) j["fp32_top1"] = r.fp32_top1(), j["int8_top1"] = r.int8_top1();
   if (r.kind == OutputKind::Classifier) j["top1_agreement"] = r.agreement();

@@ -73,6 +73,7 @@ struct AccuracyReport {
   bool labels_ignored = false;                 // class labels given for a dense output
   std::vector<OutputError> outputs;
   std::vector<LayerSqnr> layers;               // worst first
+  std::string placement;                       // the QDQ side's backends ("cpu-int8 5 nodes; cpu 3 nodes")
 
   double fp32_top1() const { return labelled ? double(fp32_correct) / double(labelled) : 0; }
   double int8_top1() const { return labelled ? double(int8_correct) / double(labelled) : 0; }

@@ -59,7 +59,7 @@ else
 fi
 echo
 echo "== q8 compare --int8: the INT8 engine against FP32 on the 10,000 test images"
-"$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data "$TEST" --batch-size 256 --int8 | grep -E "^(engine|top-1)"
+"$BUILD/q8" compare "$MODEL" "$BUILD/fashion_cnn.qdq.onnx" --data "$TEST" --batch-size 256 --int8 | grep -E "^(engine|placement|top-1)"
 echo
 echo "== q8 bench: FP32 and the INT8 engine at batch 32"
 "$BUILD/q8" bench "$MODEL" --int8 "$BUILD/fashion_cnn.q8plan" --shape input=32x1x28x28 --iterations 10 --json "$BUILD/fashion_cnn.bench.json"

@@ -1,13 +1,8 @@
 #include "engine/cpu/float_epilogue_row.h"
 
 #include "engine/cpu/gemm.h"
-#include "kernels/abi.h"
 
 namespace q8 {
-
-bool float_epilogue_row_covers(int mode) {
-  return mode < 0 || mode == Q8_FLOAT_OUT || mode == Q8_FLOAT_OUT_HARD_SWISH || mode == Q8_INT8_OUT_HARD_SWISH;
-}
 
 int64_t float_epilogue_row(const FloatEpilogueRow& row, int64_t n) {
   static const std::string_view isa = gemm_isa();  // Q8_MAX_CPU_ISA caps it; "avx512" includes AVX2

@@ -19,10 +19,6 @@ struct FloatEpilogueRow {
   void* y = nullptr;     // float32, or int8 with y_scale
 };
 
-// Whether float_epilogue_row covers an epilogue mode (kernels/abi.h's, −1 for none): no
-// activation, or HardSwish. The others run the scalar functions.
-bool float_epilogue_row_covers(int mode);
-
 // Writes y[0, k) for the largest k ≤ n that the CPU's vectors cover (a multiple of 8 with AVX2,
 // 0 without it or under Q8_MAX_CPU_ISA=scalar); returns k.
 int64_t float_epilogue_row(const FloatEpilogueRow& row, int64_t n);

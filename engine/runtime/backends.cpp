@@ -17,15 +17,17 @@ namespace {
 
 int device_index(const std::string& device) {
   if (device == "cpu") return -1;
+  if (device == "cpu-reference") return kCpuReference;
   if (device == "opencl") return 0;
   check(device.rfind("opencl:", 0) == 0 && device.size() > 7 && device.size() < 12 &&
             device.find_first_not_of("0123456789", 7) == std::string::npos,
-        "--device " + device + ": expected cpu, opencl or opencl:N");
+        "--device " + device + ": expected cpu, cpu-reference, opencl or opencl:N");
   return std::stoi(device.substr(7));
 }
 
 BackendList backends_for(const std::string& device) {
   const int index = device_index(device);
+  if (index == kCpuReference) return {&int8_reference_backend(), &cpu_backend()};
   if (index < 0) return {&cpu_int8_backend(), &int8_reference_backend(), &cpu_backend()};
 #if Q8_WITH_OPENCL
   return {&opencl_backend(index), &cpu_int8_backend(), &int8_reference_backend(), &cpu_backend()};
@@ -36,7 +38,7 @@ BackendList backends_for(const std::string& device) {
 
 std::string describe_device(const std::string& device) {
 #if Q8_WITH_OPENCL
-  if (device != "cpu") {
+  if (is_opencl_device(device)) {
     const int index = device_index(device);
     if (size_t(index) < list_devices().size()) {
       const OpenClDevice& d = opencl_device(index);

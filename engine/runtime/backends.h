@@ -1,6 +1,7 @@
 // Devices by name, as the CLI's --device takes them, and the backends a plan runs on there: for
 // "cpu", the CPU INT8 backend, the INT8 reference (what it declines), then the CPU ops; for
-// "opencl[:N]", that OpenCL device first.
+// "cpu-reference", the INT8 reference alone, then the CPU ops (the oracle every backend's bytes
+// are checked against); for "opencl[:N]", that OpenCL device first.
 #pragma once
 
 #include <string>
@@ -9,8 +10,12 @@
 
 namespace q8 {
 
-// -1 for "cpu", N for "opencl" (0) or "opencl:N"; Error for anything else.
+// -1 for "cpu", kCpuReference for "cpu-reference", N for "opencl" (0) or "opencl:N"; Error for
+// anything else.
+inline constexpr int kCpuReference = -2;
 int device_index(const std::string& device);
+// Whether a device name is an OpenCL device's (Error for no device's name).
+inline bool is_opencl_device(const std::string& device) { return device_index(device) >= 0; }
 // The backends in order of preference. Error for another device, or for OpenCL in a build
 // without it.
 BackendList backends_for(const std::string& device = "cpu");

@@ -205,7 +205,7 @@ def main():
         ("calibrate: unknown method", ["calibrate", FASHION, "--data", p["images"], "--method", "kl", "--cache",
                                        os.path.join(out, "c")], "--method kl: unknown method (methods: max, percentile, entropy, mse)"),
         ("run: a device name that is not one", ["run", FASHION, "--device", "gpu", "--output-dir", out],
-         "expected cpu, opencl or opencl:N, got 'gpu'"),
+         "expected cpu, cpu-reference, opencl or opencl:N, got 'gpu'"),
         ("run: an OpenCL device that does not exist", ["run", FASHION, "--device", "opencl:7", "--output-dir", out],
          "OpenCL device 7 does not exist"),
         ("run: no OpenCL platform at all", ["run", FASHION, "--device", "opencl", "--output-dir", out],

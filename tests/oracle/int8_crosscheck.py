@@ -19,7 +19,7 @@ so every quantized tensor is compared, not only the model's outputs:
 and the lowering must have fused at least one node into an INT8 op per weighted model. Each
 model's plan (`q8 build`) is byte-identical across two builds and runs to the same bits as
 `q8 run --int8`, and to the same bits on the CPU INT8 backend as on the integer reference alone
-(ONEDNN_MAX_CPU_ISA=AVX2 makes the backend decline); damaged plans fail with one clear error line.
+(`--device cpu-reference`); damaged plans fail with one clear error line.
 Ends with 'N passed, M failed'.
 """
 import os
@@ -91,11 +91,6 @@ def expose_quantized(qdq, out):
 
 def run(cmd, env=None):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
-
-
-# oneDNN capped below VNNI: the CPU INT8 backend declines every node and the integer reference runs
-# the plan (docs/cpu.md, "INT8").
-REFERENCE_ONLY = dict(os.environ, ONEDNN_MAX_CPU_ISA="AVX2")
 
 
 def compare(name, q8_out, ort_out, steps, original_outputs, bounds):
@@ -175,10 +170,10 @@ def main():
                         problems.append(f"q8 run PLAN differs from q8 run --int8 on {f}")
                 # The same plan on the integer reference alone: the CPU INT8 backend's bytes.
                 out_ref = os.path.join(work, "reference")
-                ref_log = run([a.q8, "run", plans[0], "--output-dir", out_ref] + feeds, env=REFERENCE_ONLY)
+                ref_log = run([a.q8, "run", plans[0], "--device", "cpu-reference", "--output-dir", out_ref] + feeds)
                 on_backend = re.search(r"cpu-int8 (\d+) nodes", plan_log)
                 if re.search(r"cpu-int8 (\d+) nodes", ref_log):
-                    problems.append("with ONEDNN_MAX_CPU_ISA=AVX2 the CPU INT8 backend still ran nodes")
+                    problems.append("with --device cpu-reference the CPU INT8 backend still ran nodes")
                 for f in os.listdir(out_plan):
                     if np.load(os.path.join(out_ref, f)).tobytes() != np.load(os.path.join(out_plan, f)).tobytes():
                         problems.append(f"q8 run PLAN (CPU INT8 backend) differs from the integer reference on {f}")

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The INT8 engine keeps the QDQ model's accuracy: on Fashion-MNIST test images, the shipped
-model's top-1 through the INT8 engine (`q8 compare --int8`: lowered into fused integer ops, run by
-the INT8 reference) is within 0.05 points of the same QDQ model run as float Q/DQ.
+model's top-1 through the INT8 engine (`q8 compare --int8`: lowered into fused integer ops, its
+convolutions and GEMMs on the CPU INT8 backend, as its placement says) is within 0.05 points of the
+same QDQ model run as float Q/DQ.
 
     plan_accuracy_test.py Q8_BINARY WORK_DIR LIMIT
 
@@ -40,7 +41,11 @@ def main():
                             "--json", report] + flags, capture_output=True, text=True)
         tally.check(f"q8 compare {' '.join(flags) or '(float Q/DQ)'} runs", "" if p.returncode == 0 else stderr_excerpt(p.stderr))
         if p.returncode == 0:
-            top1[engine] = json.load(open(report))["metrics"]["top1"]
+            j = json.load(open(report))
+            top1[engine] = j["metrics"]["top1"]
+            if engine == "int8":
+                tally.check("q8 compare --int8 runs the fused ops on the CPU INT8 backend",
+                            "" if "cpu-int8" in j["placement"] else f"placement: {j['placement']}")
     if len(top1) == 2:
         drop = abs(top1["int8"] - top1["qdq"])
         print(f"top-1 on {limit} images: QDQ {top1['qdq']:.2f} %, INT8 engine {top1['int8']:.2f} %")
@@ -56,7 +61,7 @@ def main():
             lat = j[engine]["latency_ms"]
             if len(lat["iterations"]) != 3 or not lat["min"] <= lat["median"] <= lat["p99"] <= lat["max"]:
                 problem = f"{engine}: latencies out of order: {lat}"
-            if not any(n["backend"] == ("int8-reference" if engine == "int8" else "cpu") for n in j[engine]["profile"]):
+            if not any(n["backend"] == ("cpu-int8" if engine == "int8" else "cpu") for n in j[engine]["profile"]):
                 problem = f"{engine}: profile names no node on its backend"
         if "INT8 / FP32 latency" not in p.stdout:
             problem = "no INT8 / FP32 line printed"

@@ -106,7 +106,7 @@ Timing time_graph(const std::string& what, Runnable runnable, const TensorMap& i
   };
   // On a device the latency comes from runs as an application makes them; the device's own times
   // (an OpenCL profiling event on every command) and --profile's node timer from a second pass.
-  const bool on_device = device != "cpu";
+  const bool on_device = is_opencl_device(device);
   profiling = o.profile && !on_device;
   if (!on_device) for (const Backend* b : backends) b->begin_timing();
   timed_runs(t.ms);
@@ -239,8 +239,9 @@ void bench(const BenchOptions& o) {
     timings.push_back(time_graph("INT8", load_runnable(o.int8, true, nullptr, o.device), inputs, o, o.device));
     print_timing(timings[1], top);
     log::info("INT8 / FP32 latency: %.2f× (%s)\n", timings[1].mean() / timings[0].mean(),
-                o.device == "cpu" ? "INT8 on the CPU INT8 backend, what it declines on the integer reference (placement above)"
-                                  : "INT8 through OpenCL's portable kernels, FP32 on the CPU");
+                o.device == "cpu"             ? "INT8 on the CPU INT8 backend, what it declines on the integer reference (placement above)"
+                : o.device == "cpu-reference" ? "INT8 on the integer reference: plain loops, the oracle, not fast"
+                                              : "INT8 through OpenCL's portable kernels, FP32 on the CPU");
   }
   if (o.json.empty()) return;
   nlohmann::ordered_json j;
@@ -261,7 +262,7 @@ void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   cmd->add_option("model", o->model, "ONNX model (FP32), or a plan file")->required();
   cmd->add_option("--int8", o->int8, "QDQ model (lowered here) or plan to time on the same inputs");
-  cmd->add_option("--device", o->device, "where the INT8 engine runs: cpu, or opencl[:N]")->capture_default_str()->check(device_name());
+  cmd->add_option("--device", o->device, "where the INT8 engine runs: cpu, cpu-reference (the integer reference alone), or opencl[:N]")->capture_default_str()->check(device_name());
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… input shape (dynamic dims default to 1)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first")->capture_default_str()->check(at_least(0));
   cmd->add_option("--iterations", o->iterations, "timed runs")->capture_default_str()->check(at_least(1));

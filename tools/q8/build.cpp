@@ -42,7 +42,7 @@ void print_report(const BuiltPlan& b, bool verbose) {
 
 void build(const BuildOptions& o) {
   log::info("=== q8 build ===\nmodel:   %s\noutput:  %s\ndevice:  %s\n", o.model.c_str(), o.output.c_str(),
-            o.device == "cpu" ? "none (no device section)" : describe_device(o.device).c_str());
+            !is_opencl_device(o.device) ? "none (no device section)" : describe_device(o.device).c_str());
   check_output_file("-o", o.output, {{"the model", o.model}});
   const std::string device = device_section(o.device);
   const std::string bytes = read_file(o.model);

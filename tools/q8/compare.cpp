@@ -54,6 +54,7 @@ std::vector<Threshold> parse_thresholds(const std::vector<std::string>& args) {
 void print_report(const AccuracyReport& r, const CompareCliOptions& o) {
   log::info("output:          %s, read as a %s\n", r.output.c_str(), output_kind_name(r.kind));
   log::info("samples:         %lld (%lld labelled)\n", static_cast<long long>(r.samples), static_cast<long long>(r.labelled));
+  if (!r.placement.empty()) log::info("placement:       %s (the QDQ side)\n", r.placement.c_str());
   if (r.kind == OutputKind::Classifier) {
     if (r.labelled)
       log::info("top-1:           FP32 %.2f %%   INT8 %.2f %%   (%+.2f points)\n", 100 * r.fp32_top1(), 100 * r.int8_top1(),

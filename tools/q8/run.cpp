@@ -2,6 +2,7 @@
 // writes DIR/<output>.npy for every graph output. With --int8 a QDQ model is first lowered into
 // the INT8 engine's fused integer ops (engine/plan/lower.h), which the INT8 reference runs; a plan
 // file from q8 build holds them already.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -84,7 +85,10 @@ void run(const RunOptions& o) {
   Executor& exec = *executor;
   if (!memory.empty()) log::info("memory:     %s\n", memory.c_str());
   const std::string fallbacks = exec.placement_report(true);
-  if (o.device != "cpu") log::info("placement:  %s\n%s", placement_summary(exec.placement(), exec.shape_work()).c_str(), fallbacks.c_str());
+  // Where the nodes run, for the INT8 engine and any device (an FP32 model on the CPU runs on "cpu" only).
+  const bool int8_backends = std::any_of(exec.placement().begin(), exec.placement().end(), [](std::string_view b) { return b != "cpu"; });
+  if (int8_backends || is_opencl_device(o.device))
+    log::info("placement:  %s\n%s", placement_summary(exec.placement(), exec.shape_work()).c_str(), fallbacks.c_str());
   const TensorMap inputs = gather_inputs(exec.graph(), o.inputs, o.shapes, o.seed);
   for (const auto& [name, t] : inputs)
     log::info("input:      %s %s %s\n", name.c_str(), std::string(dtype_name(t.dtype())).c_str(), dims_to_string(t.dims()).c_str());
@@ -116,7 +120,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… fixes the dynamic dimensions of a generated input "
                                         "(others default to 1)");
   cmd->add_option("--output-dir", o->output_dir, "directory for <output name>.npy")->required();
-  cmd->add_option("--device", o->device, "cpu, or opencl[:N] for the INT8 engine's OpenCL backend (N-th device over all platforms)")
+  cmd->add_option("--device", o->device, "cpu, cpu-reference (the INT8 engine on the integer reference alone), or opencl[:N] for its OpenCL backend (N-th device over all platforms)")
       ->capture_default_str()
       ->check(device_name());
   cmd->add_option("--seed", o->seed, "seed of generated inputs")->capture_default_str()->check(at_least(0));

@@ -33,7 +33,7 @@ struct TuneOptions {
 
 #if Q8_WITH_OPENCL
 void tune(const TuneOptions& o) {
-  check_argument(o.device != "cpu", "--device: q8 tune tunes an OpenCL device's kernels (opencl or opencl:N)");
+  check_argument(is_opencl_device(o.device), "--device: q8 tune tunes an OpenCL device's kernels (opencl or opencl:N)");
   check_argument(o.repeat >= 1, "--repeat must be at least 1");
   const int index = device_index(o.device);
   // The device's record first: a device without the kernel is refused before its program is built.

@@ -15,7 +15,7 @@
 
 namespace q8::cli {
 
-// cpu, opencl or opencl:N.
+// cpu, cpu-reference, opencl or opencl:N.
 inline CLI::Validator device_name() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -23,10 +23,10 @@ inline CLI::Validator device_name() {
           device_index(text);
           return "";
         } catch (const Error&) {
-          return "expected cpu, opencl or opencl:N, got '" + text + "'";
+          return "expected cpu, cpu-reference, opencl or opencl:N, got '" + text + "'";
         }
       },
-      "cpu|opencl[:N]");
+      "cpu|cpu-reference|opencl[:N]");
 }
 
 // An integer >= lo.

@@ -11,6 +11,12 @@
 namespace q8 {
 
 namespace {
+
+// The float epilogues engine/cpu/float_epilogue_row.h vectorizes: no activation, or HardSwish.
+bool float_row_covers(int mode) {
+  return mode < 0 || mode == Q8_FLOAT_OUT || mode == Q8_FLOAT_OUT_HARD_SWISH || mode == Q8_INT8_OUT_HARD_SWISH;
+}
+
 const std::string kOutput = "output";
 
 // abi.h's residual mode as the vector epilogue names it.
@@ -73,7 +79,7 @@ void Epilogue::store_channels(void* y_row, const int32_t* acc, const int8_t* res
 int64_t Epilogue::vector_part(void* y, const int32_t* acc, const int32_t* bias_q, const float* bias_f, const float* scale, const int8_t* residual,
                               int64_t count) const {
   if (float_out_) {
-    if (!float_epilogue_row_covers(mode_)) return 0;
+    if (!float_row_covers(mode_)) return 0;
     return float_epilogue_row({acc, scale, bias_f, mode_ == Q8_FLOAT_OUT_HARD_SWISH || mode_ == Q8_INT8_OUT_HARD_SWISH, y_scale_, y}, count);
   }
   const RequantizeRow row{acc, bias_q, scale, residual_ ? residual : nullptr, residual_sum(residual_mode_), residual_scale_, sum_scale_,
@@ -84,7 +90,7 @@ int64_t Epilogue::vector_part(void* y, const int32_t* acc, const int32_t* bias_q
 void Epilogue::store_positions(void* y, const int32_t* acc, const int8_t* residual, int64_t positions, int64_t channels) const {
   constexpr int64_t kRun = 64;  // values a vector call covers at least
   const int bytes = int8_out() ? 1 : 4;
-  if (channels >= kRun || (float_out_ && !float_epilogue_row_covers(mode_))) {
+  if (channels >= kRun || (float_out_ && !float_row_covers(mode_))) {
     for (int64_t p = 0; p < positions; ++p)
       store_channels(static_cast<std::byte*>(y) + p * channels * bytes, acc + p * channels, residual ? residual + p * channels : nullptr, 0,
                      channels);
