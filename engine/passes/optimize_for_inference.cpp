@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "engine/ir/clip_bounds.h"
 #include "engine/ir/graph_index.h"
@@ -64,11 +66,40 @@ bool fuse_conv(Graph& g, size_t i) {
   return true;
 }
 
+// Identity nodes removed, their readers reading the input itself (ONNX Runtime's identity
+// elimination): exporters route shared parameters through them (PyTorch 2's shared zero biases),
+// which hides the constants the fusions and the layout pass look for. An Identity whose output is
+// a graph output stays; none is removed from a graph with subgraphs, whose bodies may read outer
+// values by name. A copy removed: the same values.
+int eliminate_identities(Graph& g) {
+  const bool subgraphs = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
+    return std::any_of(n.attributes.begin(), n.attributes.end(), [](const auto& a) { return a.second.kind == Attribute::Kind::Graph; });
+  });
+  if (subgraphs) return 0;
+  std::map<std::string, std::string> source;  // Identity output → the value it copies
+  std::set<std::string> outputs;
+  for (const ValueInfo& v : g.outputs) outputs.insert(v.name);
+  std::vector<Node> kept;
+  for (Node& n : g.nodes) {
+    for (std::string& in : n.inputs)
+      if (auto it = source.find(in); it != source.end()) in = it->second;
+    if (is(n, "Identity") && n.inputs.size() == 1 && !n.inputs[0].empty() && !outputs.count(n.outputs[0])) {
+      source[n.outputs[0]] = n.inputs[0];
+      continue;
+    }
+    kept.push_back(std::move(n));
+  }
+  const int removed = int(g.nodes.size() - kept.size());
+  g.nodes = std::move(kept);
+  return removed;
+}
+
 }  // namespace
 
 std::string InferenceOptimization::summary() const {
   if (int8_graph) return "graph optimization: none (the graph holds the INT8 engine's fused ops)";
-  return "graph optimization: " + std::to_string(fold.folded.size()) + " BatchNormalization folded, " + std::to_string(fused_convs) +
+  return "graph optimization: " + (identities ? std::to_string(identities) + " Identity removed, " : std::string()) +
+         std::to_string(fold.folded.size()) + " BatchNormalization folded, " + std::to_string(fused_convs) +
          " Conv fused with Add/activation (FusedConv)" + (layout_pass ? ", " + layout.summary() : std::string());
 }
 
@@ -83,6 +114,7 @@ InferenceOptimization optimize_for_inference(Graph& g, GraphOptimizationLevel le
   result.layout_pass = level == GraphOptimizationLevel::All;
   result.int8_graph = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
   if (result.int8_graph) return result;
+  result.identities = eliminate_identities(g);
   result.fold = fold_batch_norm(g);
   size_t i = 0;
   while (i < g.nodes.size()) {

@@ -18,13 +18,14 @@ namespace q8 {
 enum class GraphOptimizationLevel { Extended, All };
 
 struct InferenceOptimization {
+  int identities = 0;  // Identity nodes removed
   FoldReport fold;
   int fused_convs = 0;
   bool layout_pass = false;
   LayoutReport layout;
   bool int8_graph = false;  // a graph of the INT8 engine, left as it is
 
-  // "graph optimization: 4 BatchNormalization folded, 3 Conv fused with Add/activation (FusedConv),
+  // "graph optimization: [47 Identity removed, ]4 BatchNormalization folded, 3 Conv fused with Add/activation (FusedConv),
   // 12 nodes channels-last, 2 Transpose"
   std::string summary() const;
 };

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "engine/exec/executor.h"
 #include "tests/ops/op_harness.h"
@@ -95,6 +97,31 @@ INSTANTIATE_TEST_SUITE_P(Levels, OptimizeAtLevel, testing::Values(GraphOptimizat
                          [](const testing::TestParamInfo<GraphOptimizationLevel>& info) {
                            return info.param == GraphOptimizationLevel::All ? "all" : "extended";
                          });
+
+// PyTorch 2's exporter routes shared parameters through Identity nodes: with them removed first,
+// the same fusions and channels-last nodes as without them, and the same bits; an Identity that
+// makes a graph output stays.
+TEST(OptimizeForInference, RemovesIdentitiesAsOnnxRuntimeDoes) {
+  Graph routed = model();
+  routed.nodes.insert(routed.nodes.begin(), {make("Identity", "id_b1", {"b1"}, {"b1_shared"}), make("Identity", "id_w2", {"w2"}, {"w2_shared"})});
+  routed.nodes[2].inputs[2] = "b1_shared";  // c1's bias
+  routed.nodes[5].inputs[1] = "w2_shared";  // c2's weights
+  routed.nodes.back().outputs[0] = "y0";
+  routed.nodes.push_back(make("Identity", "id_y", {"y0"}, {"y"}));
+  Graph plain = model();
+  const InferenceOptimization a = optimize_for_inference(plain), b = optimize_for_inference(routed);
+  EXPECT_EQ(b.identities, 2);
+  EXPECT_EQ(b.fused_convs, a.fused_convs);
+  // The output's Identity follows its input channels-last: one node more, the rest as without.
+  EXPECT_EQ(b.layout.channels_last_nodes, a.layout.channels_last_nodes + 1);
+  EXPECT_EQ(std::count_if(routed.nodes.begin(), routed.nodes.end(), [](const Node& n) { return n.op_type == "Identity"; }), 1);
+  EXPECT_NE(b.summary().find("2 Identity removed"), std::string::npos) << b.summary();
+  Executor ea(plain), eb(routed);
+  const Tensor x = random_tensor({2, 4, 6, 6}, 9, -1.0f, 1.0f);
+  const Tensor want = ea.run({{"x", x}}).at("y"), got = eb.run({{"x", x}}).at("y");
+  ASSERT_EQ(got.nbytes(), want.nbytes());
+  EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0);
+}
 
 TEST(OptimizeForInference, LeavesGraphsOfTheInt8EngineAlone) {
   Graph g = model();
