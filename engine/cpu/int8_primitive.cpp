@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <unordered_map>
 
 #include "engine/cpu/onednn_context.h"
 #include "engine/cpu/parallel.h"
@@ -90,6 +91,15 @@ void sum_by_sign(const int8_t* x, int64_t n, int32_t* acc, int64_t acc_n, Run ru
   int32_t* minus = s.negative_sums.data();
   run(neg, minus);
   for (int64_t j = 0; j < acc_n; ++j) acc[j] = int32_t(uint32_t(acc[j]) - uint32_t(minus[j]));  // int32's wrapping, as s8 sums
+}
+
+// Runs a primitive on this thread's stream, with this thread's scratchpad.
+void execute(const dnnl::primitive& primitive, const memory::desc& scratchpad, std::unordered_map<int, memory> args) {
+  std::vector<uint8_t>& pad = thread_scratchpad(scratchpad.get_size());
+  args.insert({DNNL_ARG_SCRATCHPAD, memory(scratchpad, cpu_engine(), pad.data())});
+  dnnl::stream& stream = thread_stream();
+  primitive.execute(stream, args);
+  stream.wait();
 }
 
 // Packs user weights into a primitive's layout (s8 weights for an s8 source carry oneDNN's
@@ -194,16 +204,13 @@ std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape
 void Int8ConvPrimitive::set_weights(const int8_t* w) { impl_->packed = pack_weights(impl_->user_weights, impl_->weights, w); }
 
 void Int8ConvPrimitive::run(const int8_t* x, int32_t* acc) const {
-  const auto execute = [&](const void* source, int32_t* sums) {
-    const dnnl::engine& eng = cpu_engine();
-    std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
-    memory src(impl_->src, eng, const_cast<void*>(source)), dst(impl_->dst, eng, sums), scratch(impl_->scratchpad, eng, pad.data());
-    dnnl::stream& stream = thread_stream();
-    impl_->conv.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, impl_->packed}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
-    stream.wait();
+  const auto sum = [&](const void* source, int32_t* sums) {
+    execute(impl_->conv, impl_->scratchpad,
+            {{DNNL_ARG_SRC, memory(impl_->src, cpu_engine(), const_cast<void*>(source))}, {DNNL_ARG_WEIGHTS, impl_->packed},
+             {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), sums)}});
   };
-  if (impl_->src.data_type() == DataType::s8) execute(x, acc);
-  else sum_by_sign(x, impl_->src_values, acc, impl_->acc_values, execute);
+  if (impl_->src.data_type() == DataType::s8) sum(x, acc);
+  else sum_by_sign(x, impl_->src_values, acc, impl_->acc_values, sum);
 }
 
 std::string Int8ConvPrimitive::implementation() const { return impl_->implementation; }
@@ -251,16 +258,13 @@ std::unique_ptr<Int8MatmulPrimitive> Int8MatmulPrimitive::create(int64_t rows, i
 void Int8MatmulPrimitive::set_weights(const int8_t* w) { impl_->packed = pack_weights(impl_->user_weights, impl_->weights, w); }
 
 void Int8MatmulPrimitive::run(const int8_t* x, int32_t* acc) const {
-  const auto execute = [&](const void* source, int32_t* sums) {
-    const dnnl::engine& eng = cpu_engine();
-    std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
-    memory src(impl_->src, eng, const_cast<void*>(source)), dst(impl_->dst, eng, sums), scratch(impl_->scratchpad, eng, pad.data());
-    dnnl::stream& stream = thread_stream();
-    impl_->matmul.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, impl_->packed}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
-    stream.wait();
+  const auto sum = [&](const void* source, int32_t* sums) {
+    execute(impl_->matmul, impl_->scratchpad,
+            {{DNNL_ARG_SRC, memory(impl_->src, cpu_engine(), const_cast<void*>(source))}, {DNNL_ARG_WEIGHTS, impl_->packed},
+             {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), sums)}});
   };
-  if (impl_->src.data_type() == DataType::s8) execute(x, acc);
-  else sum_by_sign(x, impl_->src_values, acc, impl_->acc_values, execute);
+  if (impl_->src.data_type() == DataType::s8) sum(x, acc);
+  else sum_by_sign(x, impl_->src_values, acc, impl_->acc_values, sum);
 }
 
 std::string Int8MatmulPrimitive::implementation() const { return impl_->implementation; }
@@ -292,17 +296,13 @@ std::unique_ptr<Int8BatchedMatmulPrimitive> Int8BatchedMatmulPrimitive::create(i
 }
 
 void Int8BatchedMatmulPrimitive::run(const int8_t* a, const int8_t* b, int32_t* acc) const {
-  const auto execute = [&](const void* source, int32_t* sums) {
-    const dnnl::engine& eng = cpu_engine();
-    std::vector<uint8_t>& pad = thread_scratchpad(impl_->scratchpad.get_size());
-    memory ma(impl_->a, eng, const_cast<void*>(source)), mb(impl_->b, eng, const_cast<int8_t*>(b)), dst(impl_->dst, eng, sums),
-        scratch(impl_->scratchpad, eng, pad.data());
-    dnnl::stream& stream = thread_stream();
-    impl_->matmul.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratch}});
-    stream.wait();
+  const auto sum = [&](const void* source, int32_t* sums) {
+    execute(impl_->matmul, impl_->scratchpad,
+            {{DNNL_ARG_SRC, memory(impl_->a, cpu_engine(), const_cast<void*>(source))},
+             {DNNL_ARG_WEIGHTS, memory(impl_->b, cpu_engine(), const_cast<int8_t*>(b))}, {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), sums)}});
   };
-  if (impl_->a.data_type() == DataType::s8) execute(a, acc);
-  else sum_by_sign(a, int64_t(impl_->a.get_size()), acc, int64_t(impl_->dst.get_size() / sizeof(int32_t)), execute);
+  if (impl_->a.data_type() == DataType::s8) sum(a, acc);
+  else sum_by_sign(a, int64_t(impl_->a.get_size()), acc, int64_t(impl_->dst.get_size() / sizeof(int32_t)), sum);
 }
 
 namespace {
