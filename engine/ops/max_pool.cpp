@@ -21,9 +21,9 @@ class MaxPool final : public Op {
           name_ + ": input type " + std::string(dtype_name(x.dtype())) + " is not supported");
     const PoolShape p = resolve_pool(window_, x.dims(), name_);
     if (p.in_spatial.size() == 2 && outputs_ == 1) {
-      if (x.dtype() == DType::Float32) return {pool_2d(x, p)};
-      if (x.dtype() == DType::Int8) return {pool_2d_integer<int8_t>(x, p)};
-      return {pool_2d_integer<uint8_t>(x, p)};
+      if (x.dtype() == DType::Float32) return {max_2d<float>(x, p)};
+      if (x.dtype() == DType::Int8) return {max_2d<int8_t>(x, p)};
+      return {max_2d<uint8_t>(x, p)};
     }
     const ConvGeometry geo(p.window, p.in_spatial, /*with_offsets=*/true);
     Tensor y(x.dtype(), p.out_dims);
@@ -55,24 +55,19 @@ class MaxPool final : public Op {
   }
 
  private:
-  // The common case, walked directly: float32, 2-D, no Indices output.
-  static Tensor pool_2d(const Tensor& x, const PoolShape& p) {
-    if (halving(p)) return halve<float>(x, p);
-    return q8::pool_2d(x, p, [](const WindowTaps2d<>& t, int64_t) {
-      float best = -std::numeric_limits<float>::infinity();
-      for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
-        for (int64_t kj = t.kj0; kj < t.kj1; ++kj) best = std::max(best, t.at(ki, kj));
-      return best;
-    });
+  // The maximum's start: −∞ for float32, the type's lowest value for int8 and uint8.
+  template <typename T>
+  static T lowest() {
+    return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
   }
 
-  // int8 and uint8 (a plan's quantized activations), 2-D, no Indices output: the same maximum as the
-  // general walk (exact, whatever the order), from the type's lowest value.
+  // The common case, walked directly: 2-D, no Indices output, float32 or a plan's int8 and uint8
+  // (the same maximum as the general walk: exact, whatever the order).
   template <typename T>
-  static Tensor pool_2d_integer(const Tensor& x, const PoolShape& p) {
+  static Tensor max_2d(const Tensor& x, const PoolShape& p) {
     if (halving(p)) return halve<T>(x, p);
     return q8::pool_2d<T>(x, p, [](const WindowTaps2d<T>& t, int64_t) {
-      T best = std::numeric_limits<T>::lowest();
+      T best = lowest<T>();
       for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
         for (int64_t kj = t.kj0; kj < t.kj1; ++kj) best = std::max(best, t.at(ki, kj));
       return best;
@@ -87,7 +82,7 @@ class MaxPool final : public Op {
   }
 
   // Those windows walked without the general walk's bounds arithmetic: the same taps in the same
-  // order (row by row, std::max from −∞, or the integer type's lowest value).
+  // order (row by row, std::max from lowest<T>()).
   template <typename T>
   static Tensor halve(const Tensor& x, const PoolShape& p) {
     const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = p.window.output[0], ow = p.window.output[1];
@@ -101,7 +96,7 @@ class MaxPool final : public Op {
           const T* r1 = r0 + wd;
           T* dst = py + (plane * oh + oy) * ow;
           for (int64_t ox = 0; ox < ow; ++ox) {
-            const T lo = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+            const T lo = lowest<T>();
             dst[ox] = std::max(std::max(std::max(std::max(lo, r0[2 * ox]), r0[2 * ox + 1]), r1[2 * ox]), r1[2 * ox + 1]);
           }
         }

@@ -17,21 +17,21 @@ namespace {
 // signs that make every product +127·127 or +128·128, "random" uniform over [−128, 127].
 struct Pattern {
   const char* name;
-  int8_t (*source)(int64_t i, std::mt19937& rng);
-  int8_t (*weight)(int64_t i, std::mt19937& rng);
+  int8_t (*source)(std::mt19937& rng);
+  int8_t (*weight)(std::mt19937& rng);
 };
 
 const Pattern kPatterns[] = {
-    {"max", [](int64_t, std::mt19937&) { return int8_t(127); }, [](int64_t, std::mt19937&) { return int8_t(127); }},
-    {"min", [](int64_t, std::mt19937&) { return int8_t(-128); }, [](int64_t, std::mt19937&) { return int8_t(-128); }},
-    {"min source, max weights", [](int64_t, std::mt19937&) { return int8_t(-128); }, [](int64_t, std::mt19937&) { return int8_t(127); }},
-    {"max source, min weights", [](int64_t, std::mt19937&) { return int8_t(127); }, [](int64_t, std::mt19937&) { return int8_t(-128); }},
-    {"random", [](int64_t, std::mt19937& rng) { return int8_t(rng()); }, [](int64_t, std::mt19937& rng) { return int8_t(rng()); }},
+    {"max", [](std::mt19937&) { return int8_t(127); }, [](std::mt19937&) { return int8_t(127); }},
+    {"min", [](std::mt19937&) { return int8_t(-128); }, [](std::mt19937&) { return int8_t(-128); }},
+    {"min source, max weights", [](std::mt19937&) { return int8_t(-128); }, [](std::mt19937&) { return int8_t(127); }},
+    {"max source, min weights", [](std::mt19937&) { return int8_t(127); }, [](std::mt19937&) { return int8_t(-128); }},
+    {"random", [](std::mt19937& rng) { return int8_t(rng()); }, [](std::mt19937& rng) { return int8_t(rng()); }},
 };
 
-std::vector<int8_t> bytes(int64_t n, int8_t (*f)(int64_t, std::mt19937&), std::mt19937& rng) {
+std::vector<int8_t> bytes(int64_t n, int8_t (*f)(std::mt19937&), std::mt19937& rng) {
   std::vector<int8_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = f(i, rng);
+  for (int8_t& b : v) b = f(rng);
   return v;
 }
 
