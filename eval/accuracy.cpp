@@ -118,6 +118,24 @@ std::map<std::string, double> AccuracyReport::metrics() const {
   return m;
 }
 
+void OutputError::add(const Tensor& fa, const Tensor& fb) {
+  check(fa.dims() == fb.dims() && fa.dtype() == DType::Float32 && fb.dtype() == DType::Float32 && fa.rank() >= 1,
+        "the two models' outputs '" + name + "' differ in shape or are not float32");
+  const int64_t n = fa.dim(0), width = n ? fa.numel() / n : 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* pa = fa.data<float>() + i * width;
+    const float* pb = fb.data<float>() + i * width;
+    for (int64_t j = 0; j < width; ++j) {
+      max_abs_error = std::max(max_abs_error, std::fabs(double(pa[j]) - pb[j]));
+      abs_error_sum += std::fabs(double(pa[j]) - pb[j]);
+      max_abs_fp32 = std::max(max_abs_fp32, std::fabs(double(pa[j])));
+    }
+    cosine_sum += cosine_similarity(pa, pb, width);
+    elements += uint64_t(width);
+  }
+  samples += n;
+}
+
 AccuracyTally::AccuracyTally(const Graph& fp32, const CompareOptions& options) : options_(options) {
   check(!fp32.outputs.empty(), "a model has no outputs");
   report_.output = fp32.outputs[0].name;
@@ -127,25 +145,9 @@ AccuracyTally::AccuracyTally(const Graph& fp32, const CompareOptions& options) :
 void AccuracyTally::add(const TensorMap& fp32_outputs, const TensorMap& int8_outputs, const Batch& batch) {
   AccuracyReport& r = report_;
   for (OutputError& out : r.outputs) {
-    const Tensor& fa = fp32_outputs.at(out.name);
     const auto it = int8_outputs.find(out.name);
     check(it != int8_outputs.end(), "the QDQ model has no output '" + out.name + "'");
-    const Tensor& fb = it->second;
-    check(fa.dims() == fb.dims() && fa.dtype() == DType::Float32 && fa.rank() >= 1,
-          "the two models' outputs '" + out.name + "' differ in shape or are not float32");
-    const int64_t n = fa.dim(0), width = n ? fa.numel() / n : 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const float* pa = fa.data<float>() + i * width;
-      const float* pb = fb.data<float>() + i * width;
-      for (int64_t j = 0; j < width; ++j) {
-        out.max_abs_error = std::max(out.max_abs_error, std::fabs(double(pa[j]) - pb[j]));
-        out.abs_error_sum += std::fabs(double(pa[j]) - pb[j]);
-        out.max_abs_fp32 = std::max(out.max_abs_fp32, std::fabs(double(pa[j])));
-      }
-      out.cosine_sum += cosine_similarity(pa, pb, width);
-      out.elements += uint64_t(width);
-    }
-    out.samples += n;
+    out.add(fp32_outputs.at(out.name), it->second);
   }
   const Tensor& fa = fp32_outputs.at(r.output);
   const Tensor& fb = int8_outputs.at(r.output);

@@ -43,6 +43,9 @@ struct OutputError {
   double mean_abs_error() const { return elements ? abs_error_sum / double(elements) : 0; }
   // max |a − b| / max |a| over the whole output.
   double max_rel_error() const { return max_abs_fp32 > 0 ? max_abs_error / max_abs_fp32 : 0; }
+  // Adds a batch of this output: a from the reference (FP32), b beside it, float32 of one shape whose
+  // first axis is the sample.
+  void add(const Tensor& a, const Tensor& b);
 };
 
 // Per-pixel classes against the masks, for one model: pixels right, and per class the

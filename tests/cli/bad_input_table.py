@@ -267,6 +267,13 @@ def cases(p, w):
                                               "-o", f"{w}/q.onnx"], "unknown method 'kl'"),
         ("--json a directory", cal + ["--json", f"{w}/readonly"], "is a directory"),
         ("--json with a 300-character name", cal + ["--json", f"{w}/" + "n" * 300 + ".json"], "too long"),
+        # the benchmark peer: asked for, absent or not ONNX Runtime (nothing timed, no JSON)
+        ("--peer ort with no such library", ["bench", FASHION, "--peer", "ort", "--ort-library", f"{w}/no/libonnxruntime.so.1",
+                                             "--iterations", "1", "--json", f"{w}/b.json"], "cannot load ONNX Runtime's library"),
+        ("--peer ort with a library that is not ONNX Runtime", ["bench", FASHION, "--peer", "ort", "--ort-library", "libm.so.6",
+                                                                "--iterations", "1", "--json", f"{w}/b.json"],
+         "'libm.so.6' is not ONNX Runtime's library"),
+        ("--peer with an unknown peer", ["bench", FASHION, "--peer", "openvino", "--iterations", "1"], "--peer"),
     ]
 
 

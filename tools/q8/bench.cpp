@@ -1,8 +1,9 @@
 // q8 bench MODEL [--int8 QDQ_MODEL|PLAN] [--shape NAME=DIMS]... [--warmup N] [--iterations N]
-// [--profile] [--json FILE]: latency and throughput in the manner of trtexec — warm-up runs, then
-// timed iterations; mean, median, p99, min and max latency; samples per second; with --int8 the
-// INT8 engine on the same inputs beside it; with --profile each node's share of the time and, on a
-// device, each kernel's device time from OpenCL's profiling events.
+// [--profile] [--json FILE] [--peer ort]: latency and throughput in the manner of trtexec — warm-up
+// runs, then timed iterations; mean, median, p99, min and max latency; samples per second; with
+// --int8 the INT8 engine on the same inputs beside it; with --profile each node's share of the time
+// and, on a device, each kernel's device time from OpenCL's profiling events; with --peer ort ONNX
+// Runtime's CPU execution provider on the same model files and inputs, its outputs beside q8's.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,9 +20,11 @@
 #include "engine/plan/build_plan.h"
 #include "engine/runtime/backends.h"
 #include "engine/runtime/runnable.h"
+#include "eval/accuracy.h"
 #include "engine/plan/reference/backend.h"
 #include "engine/passes/optimize_for_inference.h"
 #include "tools/q8/commands.h"
+#include "tools/q8/onnxruntime_peer.h"
 #include "tools/q8/tensor_args.h"
 #include "tools/q8/validators.h"
 
@@ -43,6 +46,8 @@ struct BenchOptions {
   std::string json;
   std::string graph_optimization = "all";
   std::string device = "cpu";  // where the INT8 engine runs
+  std::string peer;             // "ort": ONNX Runtime on the same model files and inputs
+  std::string ort_library = "libonnxruntime.so.1";
 };
 
 struct NodeTime {
@@ -61,6 +66,7 @@ struct Timing {
   std::vector<Executor::Crossing> crossings;  // those copies, value by value (the last run's)
   std::optional<DeviceTimes> device;  // a device backend's time over the iterations
   std::string placement;         // placement_summary, with the nodes that work on shapes only
+  TensorMap outputs;             // the last timed run's
 
   double percentile(double p) const {  // nearest rank on the sorted latencies
     std::vector<double> s = ms;
@@ -72,10 +78,15 @@ struct Timing {
   double throughput() const { return double(batch) * 1000.0 / mean(); }
 };
 
+// Samples a run takes: the first input's first axis.
+int64_t batch_of(const TensorMap& inputs) {
+  return inputs.empty() || inputs.begin()->second.rank() == 0 ? 1 : inputs.begin()->second.dim(0);
+}
+
 Timing time_graph(const std::string& what, Runnable runnable, const TensorMap& inputs, const BenchOptions& o, const std::string& device) {
   Timing t;
   t.what = what;
-  t.batch = inputs.empty() || inputs.begin()->second.rank() == 0 ? 1 : inputs.begin()->second.dim(0);
+  t.batch = batch_of(inputs);
   const BackendList backends = backends_for(device);
   const std::unique_ptr<Executor> executor = make_executor(std::move(runnable), device);
   Executor& exec = *executor;
@@ -100,7 +111,7 @@ Timing time_graph(const std::string& what, Runnable runnable, const TensorMap& i
     for (int i = 0; i < o.iterations; ++i) {
       const Clock::time_point start = Clock::now();
       last = start;
-      exec.run(inputs);
+      t.outputs = exec.run(inputs);
       ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     }
   };
@@ -181,11 +192,16 @@ void print_timing(const Timing& t, int top) {
                 nodes[size_t(i)].backend.c_str(), nodes[size_t(i)].total_ms / double(t.ms.size()), 100.0 * nodes[size_t(i)].total_ms / total);
 }
 
-nlohmann::ordered_json timing_json(const Timing& t) {
+nlohmann::ordered_json latency_json(const Timing& t) {
   nlohmann::ordered_json j;
   j["latency_ms"] = {{"mean", t.mean()}, {"median", t.percentile(50)}, {"p99", t.percentile(99)}, {"min", t.percentile(0)},
                      {"max", t.percentile(100)}, {"iterations", t.ms}};
   j["throughput_samples_per_s"] = t.throughput();
+  return j;
+}
+
+nlohmann::ordered_json timing_json(const Timing& t) {
+  nlohmann::ordered_json j = latency_json(t);
   if (!t.profiled_ms.empty()) j["latency_ms_with_profiling_events"] = t.profiled_ms;
   j["placement"] = t.placement;
   j["host_device_copies_per_run"] = t.copies;
@@ -218,6 +234,56 @@ nlohmann::ordered_json timing_json(const Timing& t) {
   return j;
 }
 
+// ONNX Runtime on a model file and the same inputs, timed as q8 is (warm-up runs, then timed runs,
+// each a whole Run call), with the outputs of one more run.
+Timing time_peer(const OnnxRuntimePeer& ort, const std::string& what, const std::string& model, const TensorMap& inputs,
+                 const BenchOptions& o) {
+  Timing t;
+  t.what = what;
+  t.batch = batch_of(inputs);
+  const std::unique_ptr<OnnxRuntimePeer::Session> session = ort.open(model, inputs, compute_threads(), o.graph_optimization);
+  for (int i = 0; i < o.warmup; ++i) session->run(false);
+  for (int i = 0; i < o.iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    session->run(false);
+    t.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  t.outputs = session->run(true);
+  return t;
+}
+
+// The peer's outputs (the reference) beside q8's: every float32 output both give with one shape.
+std::vector<OutputError> agreement(const TensorMap& peer, const TensorMap& q8) {
+  std::vector<OutputError> errors;
+  for (const auto& [name, a] : peer) {
+    const auto it = q8.find(name);
+    if (it == q8.end() || a.rank() == 0 || a.dims() != it->second.dims() || a.dtype() != DType::Float32 || it->second.dtype() != DType::Float32)
+      continue;
+    errors.push_back({name});
+    errors.back().add(a, it->second);
+  }
+  return errors;
+}
+
+// Prints and returns (as JSON) a peer's timing beside q8's on the same model file.
+nlohmann::ordered_json report_peer(const Timing& peer, const Timing& q8) {
+  print_timing(peer, 0);
+  log::info("%s / %s latency: %.2f×\n", q8.what.c_str(), peer.what.c_str(), q8.mean() / peer.mean());
+  nlohmann::ordered_json j = latency_json(peer);
+  j["q8_over_peer_latency"] = q8.mean() / peer.mean();
+  nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
+  const std::vector<OutputError> errors = agreement(peer.outputs, q8.outputs);
+  for (const OutputError& e : errors) {
+    log::info("      output %s: %s beside %s: max |difference| %.3g (max |value| %.3g), mean cosine %.6f\n", e.name.c_str(),
+              q8.what.c_str(), peer.what.c_str(), e.max_abs_error, e.max_abs_fp32, e.cosine());
+    outputs.push_back({{"name", e.name}, {"max_abs_difference", e.max_abs_error}, {"max_abs_value", e.max_abs_fp32},
+                       {"cosine", e.cosine()}});
+  }
+  if (errors.empty()) log::info("      (no float32 output of one shape in both to compare)\n");
+  j["outputs_beside_q8"] = outputs;
+  return j;
+}
+
 void bench(const BenchOptions& o) {
   if (o.threads > 0) set_compute_threads(o.threads);
   log::info("=== q8 bench ===\nmodel:      %s\nint8:       %s\ndevice:     %s\nthreads:    %d\nwarm-up:    %d runs\n"
@@ -225,7 +291,16 @@ void bench(const BenchOptions& o) {
               o.model.c_str(), o.int8.empty() ? "(none; --int8 QDQ_MODEL|PLAN adds the INT8 engine)" : o.int8.c_str(),
               describe_device(o.device).c_str(), compute_threads(), o.warmup, o.iterations, o.profile ? "per node (host) and per device kernel" : "off");
   check_output_file("--json", o.json, {{"the model", o.model}, {"--int8", o.int8}});
+  std::unique_ptr<OnnxRuntimePeer> ort;
+  if (o.peer == "ort") {
+    ort = std::make_unique<OnnxRuntimePeer>(o.ort_library);
+    log::info("peer:       ONNX Runtime %s (%s), CPU execution provider, %d intra-op threads, sequential\n", ort->version().c_str(),
+              o.ort_library.c_str(), compute_threads());
+  } else {
+    log::info("peer:       (none; --peer ort times ONNX Runtime on the same model files and inputs)\n");
+  }
   Runnable model = load_runnable(o.model, false, nullptr, o.device);
+  const bool model_is_plan = model.plan.has_value();
   const TensorMap inputs = gather_inputs(model.graph, {}, o.shapes, kDefaultSeed);
   log::info("shapes:     %s\n", describe_shapes(inputs).c_str());
   if (const auto level = graph_optimization_level(o.graph_optimization, "--graph-optimization"))
@@ -235,13 +310,30 @@ void bench(const BenchOptions& o) {
   const bool int8_model = std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
   std::vector<Timing> timings = {time_graph(int8_model ? "INT8" : "FP32", std::move(model), inputs, o, int8_model ? o.device : "cpu")};
   print_timing(timings[0], top);
+  bool int8_is_plan = false;
   if (!o.int8.empty()) {
-    timings.push_back(time_graph("INT8", load_runnable(o.int8, true, nullptr, o.device), inputs, o, o.device));
+    Runnable int8 = load_runnable(o.int8, true, nullptr, o.device);
+    int8_is_plan = int8.plan.has_value();
+    timings.push_back(time_graph("INT8", std::move(int8), inputs, o, o.device));
     print_timing(timings[1], top);
     log::info("INT8 / FP32 latency: %.2f× (%s)\n", timings[1].mean() / timings[0].mean(),
                 o.device == "cpu"             ? "INT8 on the CPU INT8 backend, what it declines on the integer reference (placement above)"
                 : o.device == "cpu-reference" ? "INT8 on the integer reference: plain loops, the oracle, not fast"
                                               : "INT8 through OpenCL's portable kernels, FP32 on the CPU");
+  }
+  nlohmann::ordered_json peer_json;
+  if (ort) {
+    peer_json = {{"name", "onnxruntime"}, {"version", ort->version()}, {"library", o.ort_library}, {"intra_op_threads", compute_threads()}};
+    // ONNX Runtime runs ONNX files: the FP32 model, and the QDQ model q8 lowered (a plan is q8's own).
+    for (size_t i = 0; i < timings.size(); ++i) {
+      const Timing& t = timings[i];
+      const std::string& file = i == 0 ? o.model : o.int8;
+      if (i == 0 ? model_is_plan : int8_is_plan) {
+        log::info("ORT %s: not timed (%s is a q8 plan; ONNX Runtime runs ONNX files)\n", t.what.c_str(), file.c_str());
+        continue;
+      }
+      peer_json[t.what == "FP32" ? "fp32" : "int8"] = report_peer(time_peer(*ort, "ORT " + t.what, file, inputs, o), t);
+    }
   }
   if (o.json.empty()) return;
   nlohmann::ordered_json j;
@@ -251,6 +343,7 @@ void bench(const BenchOptions& o) {
   j["threads"] = compute_threads();
   j["warmup"] = o.warmup;
   for (const Timing& t : timings) j[t.what == "FP32" ? "fp32" : "int8"] = timing_json(t);
+  if (ort) j["peer"] = peer_json;
   write_file_atomically(o.json, j.dump(2) + "\n");
   log::info("wrote %s\n", o.json.c_str());
 }
@@ -270,6 +363,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "compute threads (0: one per core)")->capture_default_str()->check(CLI::Range(0, kMaxThreads));
   cmd->add_flag("--profile", o->profile, "time every node; print the slowest");
   cmd->add_option("--json", o->json, "write every latency and the profile as JSON");
+  cmd->add_option("--peer", o->peer, "time a peer on the same model files and inputs: ort (ONNX Runtime's CPU execution provider)")
+      ->check(CLI::IsMember({"ort"}));
+  cmd->add_option("--ort-library", o->ort_library, "ONNX Runtime's shared library for --peer ort (a path, or a name the loader finds)")
+      ->capture_default_str();
   cmd->callback([o] { bench(*o); });
 }
 
