@@ -1,8 +1,6 @@
-#include "engine/cpu/exp_avx512.h"
+#include "engine/cpu/exp_wide.h"
 
 #include <immintrin.h>
-
-#include "engine/cpu/gemm.h"
 
 namespace q8 {
 
@@ -57,7 +55,5 @@ int64_t sigmoid_avx512(const float* x, float* y, int64_t n) {
   }
   return i;
 }
-
-UnaryArrayFn wide_or_null(UnaryArrayFn avx512) { return gemm_isa() == "avx512" ? avx512 : nullptr; }
 
 }  // namespace q8

@@ -1,7 +1,8 @@
 // The float epilogue of a weighted INT8 op over a run of consecutive channels (one output
 // position), with AVX2 (docs/quantization.md, "Activations in the epilogue"): per channel c,
 // v = (float)acc[c] · s[c] + b[c] (q8_dequantized: a multiply, then an add), then g = v, or
-// g = HardSwish(v) (q8_hard_swish: v / 6 + 1/2, its clamp to [0, 1] with NaN giving 1, times v);
+// g = HardSwish(v) (q8_hard_swish: v / 6 + 1/2, its clamp to [0, 1] with NaN giving 1, times v),
+// g = Sigmoid(v) (q8_sigmoid) or g = Swish(v) (q8_swish: v · q8_sigmoid(v));
 // the output is g (float32) or, with y_scale, clamp(rne(g / y_scale), −128, 127) (q8_quantized).
 // The same IEEE operations in the same order as those scalar functions, so the same bits.
 #pragma once
@@ -11,10 +12,11 @@
 namespace q8 {
 
 struct FloatEpilogueRow {
+  enum class Activation { None, HardSwish, Sigmoid, Swish };
   const int32_t* acc = nullptr;
   const float* s = nullptr;
   const float* b = nullptr;
-  bool hard_swish = false;
+  Activation activation = Activation::None;
   float y_scale = 0.0f;  // > 0: int8 output
   void* y = nullptr;     // float32, or int8 with y_scale
 };

@@ -1,5 +1,4 @@
-#include <immintrin.h>
-
+#include "engine/cpu/exp8_avx2.h"
 #include "engine/cpu/float_epilogue_row.h"
 
 namespace q8 {
@@ -12,10 +11,14 @@ int64_t float_epilogue_row_avx2(const FloatEpilogueRow& q, int64_t n) {
   for (; i + 8 <= n; i += 8) {
     const __m256 a = _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.acc + i)));
     __m256 g = _mm256_add_ps(_mm256_mul_ps(a, _mm256_loadu_ps(q.s + i)), _mm256_loadu_ps(q.b + i));
-    if (q.hard_swish) {
+    if (q.activation == FloatEpilogueRow::Activation::HardSwish) {
       const __m256 t = _mm256_add_ps(_mm256_div_ps(g, six), half);
       const __m256 lo = _mm256_min_ps(t, one);                 // t < 1 ? t : 1, and 1 for a NaN t
       g = _mm256_mul_ps(g, _mm256_max_ps(lo, zero));           // 0 < lo ? lo : 0 (lo is no NaN)
+    } else if (q.activation == FloatEpilogueRow::Activation::Sigmoid) {
+      g = avx2::sigmoid8(g);
+    } else if (q.activation == FloatEpilogueRow::Activation::Swish) {
+      g = _mm256_mul_ps(g, avx2::sigmoid8(g));
     }
     if (q.y_scale > 0.0f) {
       const __m256 z = _mm256_min_ps(_mm256_max_ps(_mm256_round_ps(_mm256_div_ps(g, y_scale), kNearest), min8), max8);

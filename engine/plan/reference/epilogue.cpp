@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "engine/cpu/float_epilogue_row.h"
 #include "engine/cpu/requantize_row.h"
@@ -12,10 +13,18 @@ namespace q8 {
 
 namespace {
 
-// The float epilogues engine/cpu/float_epilogue_row.h vectorizes: no activation, or HardSwish.
-bool float_row_covers(int mode) {
-  return mode < 0 || mode == Q8_FLOAT_OUT || mode == Q8_FLOAT_OUT_HARD_SWISH || mode == Q8_INT8_OUT_HARD_SWISH;
+// The activation of a float epilogue as engine/cpu/float_epilogue_row.h vectorizes it: none,
+// HardSwish, Sigmoid or Swish (not GELU).
+std::optional<FloatEpilogueRow::Activation> float_row_activation(int mode) {
+  using A = FloatEpilogueRow::Activation;
+  if (mode < 0 || mode == Q8_FLOAT_OUT) return A::None;
+  if (mode == Q8_FLOAT_OUT_HARD_SWISH || mode == Q8_INT8_OUT_HARD_SWISH) return A::HardSwish;
+  if (mode == Q8_FLOAT_OUT_SIGMOID || mode == Q8_INT8_OUT_SIGMOID) return A::Sigmoid;
+  if (mode == Q8_FLOAT_OUT_SWISH || mode == Q8_INT8_OUT_SWISH) return A::Swish;
+  return std::nullopt;
 }
+
+bool float_row_covers(int mode) { return float_row_activation(mode).has_value(); }
 
 const std::string kOutput = "output";
 
@@ -79,8 +88,9 @@ void Epilogue::store_channels(void* y_row, const int32_t* acc, const int8_t* res
 int64_t Epilogue::vector_part(void* y, const int32_t* acc, const int32_t* bias_q, const float* bias_f, const float* scale, const int8_t* residual,
                               int64_t count) const {
   if (float_out_) {
-    if (!float_row_covers(mode_)) return 0;
-    return float_epilogue_row({acc, scale, bias_f, mode_ == Q8_FLOAT_OUT_HARD_SWISH || mode_ == Q8_INT8_OUT_HARD_SWISH, y_scale_, y}, count);
+    const std::optional<FloatEpilogueRow::Activation> activation = float_row_activation(mode_);
+    if (!activation) return 0;
+    return float_epilogue_row({acc, scale, bias_f, *activation, y_scale_, y}, count);
   }
   const RequantizeRow row{acc, bias_q, scale, residual_ ? residual : nullptr, residual_sum(residual_mode_), residual_scale_, sum_scale_,
                           bounds_.lo, bounds_.hi, static_cast<int8_t*>(y)};

@@ -1,6 +1,6 @@
-// The AVX-512 Exp and Sigmoid against the scalar q8_exp they vectorize: the same bits for every
-// 997th float32 bit pattern (both signs, subnormals, NaN payloads, ±Inf) and the edges of the
-// scalar function's branches, in runs whose length is not a multiple of 16.
+// The AVX-512 and AVX2 Exp and Sigmoid against the scalar q8_exp they vectorize: the same bits for
+// every 997th float32 bit pattern (both signs, subnormals, NaN payloads, ±Inf) and the edges of the
+// scalar function's branches, in runs whose length is not a multiple of 16 or 8.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/cpu/exp_avx512.h"
+#include "engine/cpu/exp_wide.h"
 #include "engine/cpu/gemm.h"
 #include "engine/ops/exp_float.h"
 
@@ -33,12 +33,12 @@ std::vector<float> inputs() {
 }
 
 template <typename Wide, typename Scalar>
-void expect_same_bits(Wide wide, Scalar scalar, const char* name) {
+void expect_same_bits(Wide wide, int64_t width, Scalar scalar, const char* name) {
   const std::vector<float> x = inputs();
   std::vector<float> y(x.size());
   const int64_t n = int64_t(x.size());
   const int64_t done = wide(x.data(), y.data(), n);
-  EXPECT_EQ(done, n - n % 16);
+  EXPECT_EQ(done, n - n % width);
   int64_t differ = 0;
   for (int64_t i = 0; i < done; ++i) {
     const uint32_t want = std::bit_cast<uint32_t>(scalar(x[size_t(i)])), got = std::bit_cast<uint32_t>(y[size_t(i)]);
@@ -49,14 +49,33 @@ void expect_same_bits(Wide wide, Scalar scalar, const char* name) {
   EXPECT_EQ(differ, 0) << name << ": values that differ from the scalar function, of " << done;
 }
 
-TEST(ExpAvx512, SameBitsAsTheScalarExp) {
-  if (gemm_isa() != "avx512") GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it): the ops use the scalar function";
-  expect_same_bits(exp_avx512, [](float v) { return q8_exp(v); }, "exp");
+bool has_avx512() { return gemm_isa() == "avx512"; }
+bool has_avx2() { return gemm_isa() == "avx512" || gemm_isa() == "avx2"; }  // AVX-512 machines have AVX2 and FMA
+
+TEST(ExpWide, Avx512SameBitsAsTheScalarExp) {
+  if (!has_avx512()) GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(exp_avx512, 16, [](float v) { return q8_exp(v); }, "exp");
 }
 
-TEST(ExpAvx512, SameBitsAsTheScalarSigmoid) {
-  if (gemm_isa() != "avx512") GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it): the ops use the scalar function";
-  expect_same_bits(sigmoid_avx512, [](float v) { return q8_sigmoid(v); }, "sigmoid");
+TEST(ExpWide, Avx512SameBitsAsTheScalarSigmoid) {
+  if (!has_avx512()) GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(sigmoid_avx512, 16, [](float v) { return q8_sigmoid(v); }, "sigmoid");
+}
+
+TEST(ExpWide, Avx2SameBitsAsTheScalarExp) {
+  if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(exp_avx2, 8, [](float v) { return q8_exp(v); }, "exp");
+}
+
+TEST(ExpWide, Avx2SameBitsAsTheScalarSigmoid) {
+  if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(sigmoid_avx2, 8, [](float v) { return q8_sigmoid(v); }, "sigmoid");
+}
+
+// What the ops take under each Q8_MAX_CPU_ISA setting: the widest form the setting allows.
+TEST(ExpWide, OpsTakeTheWidestFormAllowed) {
+  const UnaryArrayFn got = wide_or_null(exp_avx512, exp_avx2);
+  EXPECT_EQ(got, has_avx512() ? exp_avx512 : has_avx2() ? exp_avx2 : nullptr) << "gemm_isa " << gemm_isa();
 }
 
 }  // namespace

@@ -1,0 +1,48 @@
+// q8_exp and q8_sigmoid (kernels/exp.cl) on 8 floats with AVX2 and FMA, for the files built with
+// -mavx2 -mfma that use them (engine/cpu/exp_avx2.cpp, engine/cpu/float_epilogue_row_avx2.cpp).
+#pragma once
+
+#include <immintrin.h>
+
+namespace q8::avx2 {
+
+// kernels/exp.cl step by step, as exp_avx512.cpp: its constants, its fused multiply-adds, and its
+// branches as blends.
+inline __m256 exp8(__m256 x) {
+  const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  const __m256 over = _mm256_cmp_ps(x, _mm256_set1_ps(88.72283935546875f), _CMP_GT_OQ);
+  const __m256 under = _mm256_cmp_ps(x, _mm256_set1_ps(-103.97208404541015625f), _CMP_LT_OQ);
+  // rint: round half to even, as the default rounding mode.
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269502162933349609375f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
+  r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+  // k = (int)n (exact: n is an integer), k1 = k / 2 rounded toward zero as C's division. Where n
+  // is out of int's range (x NaN or beyond the bounds) the lanes are replaced below.
+  const __m256i k = _mm256_cvttps_epi32(n);
+  const __m256i k1 = _mm256_srai_epi32(_mm256_add_epi32(k, _mm256_srli_epi32(k, 31)), 1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  const __m256 pow_k1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23));
+  const __m256 pow_rest = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(k, k1), bias), 23));
+  __m256 e = _mm256_mul_ps(_mm256_mul_ps(y, pow_k1), pow_rest);
+  e = _mm256_blendv_ps(e, _mm256_setzero_ps(), under);
+  e = _mm256_blendv_ps(e, _mm256_mul_ps(x, _mm256_set1_ps(2.0e38f)), over);
+  return _mm256_blendv_ps(e, x, nan);
+}
+
+// q8_sigmoid: 1 / (1 + q8_exp(−x)), a NaN as x + x.
+inline __m256 sigmoid8(__m256 v) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 minus_v = _mm256_xor_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(int(0x80000000u))));
+  const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, exp8(minus_v)));
+  return _mm256_blendv_ps(s, _mm256_add_ps(v, v), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+}  // namespace q8::avx2

@@ -1,0 +1,12 @@
+#include "engine/cpu/exp_wide.h"
+
+#include "engine/cpu/gemm.h"
+
+namespace q8 {
+
+UnaryArrayFn wide_or_null(UnaryArrayFn avx512, UnaryArrayFn avx2) {
+  const std::string_view isa = gemm_isa();  // Q8_MAX_CPU_ISA caps it; "avx2" has FMA too
+  return isa == "avx512" ? avx512 : isa == "avx2" ? avx2 : nullptr;
+}
+
+}  // namespace q8
