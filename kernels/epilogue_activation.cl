@@ -6,8 +6,11 @@
 // C++ and OpenCL C both compile; needs abi.h, exp.cl and gelu.cl first.
 
 // x · max(0, min(1, x / 6 + 1/2)), as std::max(0, std::min(1, t)): NaN in t gives 1 (std::min's
-// first argument wins a comparison with NaN), then x · 1.
+// first argument wins a comparison with NaN), then x · 1. A NaN x goes through as x + x (quiet,
+// its own sign and payload, as q8_sigmoid), whatever a compiler makes of x · 1 (it may write x,
+// leaving a signalling NaN as it came, in one build and not another).
 inline float q8_hard_swish(float x) {
+  if (x != x) return x + x;
   const float t = x / 6.0f + 0.5f;
   const float lo = t != t ? 1.0f : (t < 1.0f ? t : 1.0f);
   return x * (0.0f < lo ? lo : 0.0f);

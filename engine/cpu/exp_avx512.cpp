@@ -1,4 +1,4 @@
-#include "engine/cpu/exp_wide.h"
+#include "engine/cpu/unary_wide.h"
 
 #include <immintrin.h>
 

@@ -1,10 +1,9 @@
-#include "engine/cpu/exp8_avx2.h"
+#include "engine/cpu/activations_avx2.h"
 #include "engine/cpu/float_epilogue_row.h"
 
 namespace q8 {
 
 int64_t float_epilogue_row_avx2(const FloatEpilogueRow& q, int64_t n) {
-  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f), six = _mm256_set1_ps(6.0f);
   const __m256 min8 = _mm256_set1_ps(-128.0f), max8 = _mm256_set1_ps(127.0f), y_scale = _mm256_set1_ps(q.y_scale);
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   int64_t i = 0;
@@ -12,9 +11,7 @@ int64_t float_epilogue_row_avx2(const FloatEpilogueRow& q, int64_t n) {
     const __m256 a = _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.acc + i)));
     __m256 g = _mm256_add_ps(_mm256_mul_ps(a, _mm256_loadu_ps(q.s + i)), _mm256_loadu_ps(q.b + i));
     if (q.activation == FloatEpilogueRow::Activation::HardSwish) {
-      const __m256 t = _mm256_add_ps(_mm256_div_ps(g, six), half);
-      const __m256 lo = _mm256_min_ps(t, one);                 // t < 1 ? t : 1, and 1 for a NaN t
-      g = _mm256_mul_ps(g, _mm256_max_ps(lo, zero));           // 0 < lo ? lo : 0 (lo is no NaN)
+      g = avx2::hard_swish8(g);
     } else if (q.activation == FloatEpilogueRow::Activation::Sigmoid) {
       g = avx2::sigmoid8(g);
     } else if (q.activation == FloatEpilogueRow::Activation::Swish) {

@@ -1,5 +1,5 @@
 // Exp: y = e^x (q8_exp: the same bits on the OpenCL backend, and in its AVX-512 and AVX2 forms)
-#include "engine/cpu/exp_wide.h"
+#include "engine/cpu/unary_wide.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/exp_float.h"
 

@@ -1,4 +1,4 @@
-#include "engine/cpu/exp_wide.h"
+#include "engine/cpu/unary_wide.h"
 
 #include "engine/cpu/gemm.h"
 
@@ -6,7 +6,8 @@ namespace q8 {
 
 UnaryArrayFn wide_or_null(UnaryArrayFn avx512, UnaryArrayFn avx2) {
   const std::string_view isa = gemm_isa();  // Q8_MAX_CPU_ISA caps it; "avx2" has FMA too
-  return isa == "avx512" ? avx512 : isa == "avx2" ? avx2 : nullptr;
+  if (isa == "avx512" && avx512) return avx512;
+  return isa == "avx512" || isa == "avx2" ? avx2 : nullptr;  // AVX-512 machines have AVX2 and FMA
 }
 
 }  // namespace q8

@@ -1,4 +1,4 @@
-// The AVX-512 and AVX2 Exp and Sigmoid against the scalar q8_exp they vectorize: the same bits for
+// The AVX-512 and AVX2 Exp, Sigmoid and HardSwish against the scalar functions they vectorize: the same bits for
 // every 997th float32 bit pattern (both signs, subnormals, NaN payloads, ±Inf) and the edges of the
 // scalar function's branches, in runs whose length is not a multiple of 16 or 8.
 #include <gtest/gtest.h>
@@ -8,7 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/cpu/exp_wide.h"
+#include "engine/cpu/unary_wide.h"
+#include "engine/ops/epilogue_activation.h"
 #include "engine/cpu/gemm.h"
 #include "engine/ops/exp_float.h"
 
@@ -52,30 +53,37 @@ void expect_same_bits(Wide wide, int64_t width, Scalar scalar, const char* name)
 bool has_avx512() { return gemm_isa() == "avx512"; }
 bool has_avx2() { return gemm_isa() == "avx512" || gemm_isa() == "avx2"; }  // AVX-512 machines have AVX2 and FMA
 
-TEST(ExpWide, Avx512SameBitsAsTheScalarExp) {
+TEST(UnaryWide, Avx512SameBitsAsTheScalarExp) {
   if (!has_avx512()) GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it)";
   expect_same_bits(exp_avx512, 16, [](float v) { return q8_exp(v); }, "exp");
 }
 
-TEST(ExpWide, Avx512SameBitsAsTheScalarSigmoid) {
+TEST(UnaryWide, Avx512SameBitsAsTheScalarSigmoid) {
   if (!has_avx512()) GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it)";
   expect_same_bits(sigmoid_avx512, 16, [](float v) { return q8_sigmoid(v); }, "sigmoid");
 }
 
-TEST(ExpWide, Avx2SameBitsAsTheScalarExp) {
+TEST(UnaryWide, Avx2SameBitsAsTheScalarExp) {
   if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
   expect_same_bits(exp_avx2, 8, [](float v) { return q8_exp(v); }, "exp");
 }
 
-TEST(ExpWide, Avx2SameBitsAsTheScalarSigmoid) {
+TEST(UnaryWide, Avx2SameBitsAsTheScalarSigmoid) {
   if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
   expect_same_bits(sigmoid_avx2, 8, [](float v) { return q8_sigmoid(v); }, "sigmoid");
 }
 
+TEST(UnaryWide, Avx2SameBitsAsTheScalarHardSwish) {
+  if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(hard_swish_avx2, 8, [](float v) { return q8_hard_swish(v); }, "hard_swish");
+}
+
 // What the ops take under each Q8_MAX_CPU_ISA setting: the widest form the setting allows.
-TEST(ExpWide, OpsTakeTheWidestFormAllowed) {
+TEST(UnaryWide, OpsTakeTheWidestFormAllowed) {
   const UnaryArrayFn got = wide_or_null(exp_avx512, exp_avx2);
   EXPECT_EQ(got, has_avx512() ? exp_avx512 : has_avx2() ? exp_avx2 : nullptr) << "gemm_isa " << gemm_isa();
+  // HardSwish has no AVX-512 form: AVX2's wherever AVX2 is allowed.
+  EXPECT_EQ(wide_or_null(nullptr, hard_swish_avx2), has_avx2() ? hard_swish_avx2 : nullptr) << "gemm_isa " << gemm_isa();
 }
 
 }  // namespace

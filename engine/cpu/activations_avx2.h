@@ -1,5 +1,6 @@
-// q8_exp and q8_sigmoid (kernels/exp.cl) on 8 floats with AVX2 and FMA, for the files built with
-// -mavx2 -mfma that use them (engine/cpu/exp_avx2.cpp, engine/cpu/float_epilogue_row_avx2.cpp).
+// q8_exp, q8_sigmoid (kernels/exp.cl) and q8_hard_swish (kernels/epilogue_activation.cl) on 8
+// floats with AVX2 and FMA, for the files built with -mavx2 -mfma that use them
+// (engine/cpu/unary_avx2.cpp, engine/cpu/float_epilogue_row_avx2.cpp).
 #pragma once
 
 #include <immintrin.h>
@@ -43,6 +44,14 @@ inline __m256 sigmoid8(__m256 v) {
   const __m256 minus_v = _mm256_xor_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(int(0x80000000u))));
   const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, exp8(minus_v)));
   return _mm256_blendv_ps(s, _mm256_add_ps(v, v), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+// q8_hard_swish: t = v / 6 + 1/2, its clamp to [0, 1], times v; a NaN v as v + v.
+inline __m256 hard_swish8(__m256 v) {
+  const __m256 t = _mm256_add_ps(_mm256_div_ps(v, _mm256_set1_ps(6.0f)), _mm256_set1_ps(0.5f));
+  const __m256 lo = _mm256_min_ps(t, _mm256_set1_ps(1.0f));           // t < 1 ? t : 1, and 1 for a NaN t
+  const __m256 y = _mm256_mul_ps(v, _mm256_max_ps(lo, _mm256_setzero_ps()));  // 0 < lo ? lo : 0 (lo is no NaN)
+  return _mm256_blendv_ps(y, _mm256_add_ps(v, v), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
 }
 
 }  // namespace q8::avx2
