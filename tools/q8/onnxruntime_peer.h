@@ -29,8 +29,8 @@ class OnnxRuntimePeer {
     ~Session();
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
-    // One run on the inputs given at open; the outputs are copied into q8 tensors only if asked
-    // (timed runs release them at once). Throws an Error with ONNX Runtime's message.
+    // One run on the inputs given at open; the float32 outputs are copied into q8 tensors only if
+    // asked (timed runs release them at once). Throws an Error with ONNX Runtime's message.
     TensorMap run(bool keep_outputs);
 
    private:
