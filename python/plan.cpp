@@ -6,6 +6,7 @@
 #include "engine/io/atomic_write.h"
 #include "engine/io/sha256.h"
 #include "engine/onnx/export.h"
+#include "engine/passes/optimize_for_inference.h"
 #include "engine/plan/build_plan.h"
 #include "engine/runtime/backends.h"
 #include "engine/runtime/runnable.h"
@@ -54,7 +55,11 @@ py::dict run(PlanObject& p, const py::dict& inputs) {
   {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(*p.running);
-    if (!p.executor) p.executor = make_executor(plan_runnable(*p.plan, p.device, "the plan"), p.device);
+    if (!p.executor) {  // as q8 run runs it: at graph optimization level "all"
+      Runnable runnable = plan_runnable(*p.plan, p.device, "the plan");
+      optimize_for_inference(runnable.graph, GraphOptimizationLevel::All, runs_cpu_int8(p.device));
+      p.executor = make_executor(std::move(runnable), p.device);
+    }
     outputs = p.executor->run(tensors);
   }
   return to_dict(std::move(outputs));

@@ -27,6 +27,7 @@ class OpenClBackend final : public Backend {
     if (!caps.denormals) out.push_back(kNoDenormals);
     if (!caps.exact_divide) out.push_back(kNoExactDivide);
     if (!caps.doubles()) out.push_back(kNoDoubles);
+    out.push_back(kNoChannelsLastQConv);
     return out;
   }
 

@@ -1,5 +1,5 @@
 // MaxPool of domain com.ms.internal.nhwc: MaxPool on channels-last X and Y
-// (engine/ops/channels_last.h). 2-D float32 with one output runs here; anything else runs
+// (engine/ops/channels_last.h). 2-D float32, int8 and uint8 with one output run here; anything else runs
 // through the channels-first MaxPool between two transposes.
 #include <limits>
 
@@ -16,16 +16,46 @@ class NhwcMaxPool final : public Op {
 
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = required_input(in, 0, "MaxPool", "X");
-    if (x.rank() == 4 && single_output_ && x.dtype() == DType::Float32) {
-      const PoolShape p = resolve_pool(window_, channels_first_dims(x.dims()), name_);
-      return {pool_2d_channels_last(
-          x, p, -std::numeric_limits<float>::infinity(), [](float best, float v) { return std::max(best, v); },
-          [](float*, int64_t, int64_t, int64_t) {})};
+    if (const auto descs = reshape(describe(in))) {
+      Tensor y = Tensor::uninitialized(descs->at(0).dtype, descs->at(0).dims);
+      pool(x, y);
+      return {std::move(y)};
     }
     return run_channels_first([this](const Inputs& first) { return channels_first_->run(first); }, in, {0});
   }
 
+  // Known before running for the cases run here (the executor then gives the buffer); nullopt
+  // for those that run channels-first.
+  std::optional<std::vector<TensorDesc>> reshape(const std::vector<TensorDesc>& in) const override {
+    if (in.empty() || !own_kernel(in[0])) return std::nullopt;
+    return std::vector<TensorDesc>{{in[0].dtype, channels_last_dims(resolve_pool(window_, channels_first_dims(in[0].dims), name_).out_dims)}};
+  }
+
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
+    const Tensor& x = required_input(in, 0, "MaxPool", "X");
+    if (own_kernel(x.desc()) && out.size() == 1 && out[0].desc() == reshape(describe(in))->at(0)) pool(x, out[0]);
+    else out = run(in);
+  }
+
  private:
+  bool own_kernel(const TensorDesc& x) const {
+    return x.dims.size() == 4 && single_output_ && (x.dtype == DType::Float32 || x.dtype == DType::Int8 || x.dtype == DType::Uint8);
+  }
+
+  void pool(const Tensor& x, Tensor& y) const {
+    if (x.dtype() == DType::Float32) max_channels_last<float>(x, y);
+    else if (x.dtype() == DType::Int8) max_channels_last<int8_t>(x, y);
+    else max_channels_last<uint8_t>(x, y);
+  }
+
+  // From −∞ for float32, from the type's lowest value for a plan's int8 and uint8 (as MaxPool).
+  template <typename T>
+  void max_channels_last(const Tensor& x, Tensor& y) const {
+    const PoolShape p = resolve_pool(window_, channels_first_dims(x.dims()), name_);
+    const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    pool_2d_channels_last_into<T>(x, p, lowest, [](T best, T v) { return std::max(best, v); }, [](T*, int64_t, int64_t, int64_t) {}, y);
+  }
+
   Window window_;
   bool single_output_;
   std::string name_;

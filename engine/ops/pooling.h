@@ -73,32 +73,33 @@ Tensor pool_2d(const Tensor& x, const PoolShape& p, Reduce&& reduce) {
 // The same 2-D pool on channels-last X ([N, H, W, C]; p resolved on its channels-first dims):
 // every channel of an output position at once, out[c] = combine(out[c], tap[c]) over the same
 // taps in the same (row-major) order from `init`, then finish(out, C, taps, o) in place. Each
-// output element is the one pool_2d computes.
-template <typename Combine, typename Finish>
-Tensor pool_2d_channels_last(const Tensor& x, const PoolShape& p, float init, Combine&& combine, Finish&& finish) {
+// output element is the one pool_2d computes. T is X's element type (float; int8 or uint8 for a
+// plan's MaxPool).
+// Into y, of T and channels_last_dims(p.out_dims); pool_2d_channels_last below allocates it.
+template <typename T, typename Combine, typename Finish>
+void pool_2d_channels_last_into(const Tensor& x, const PoolShape& p, T init, Combine&& combine, Finish&& finish, Tensor& y) {
   const ResolvedWindow& w = p.window;
   const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1], c = x.dims().back();
-  Tensor y = Tensor::uninitialized(DType::Float32, channels_last_dims(p.out_dims));
-  const float* px = x.data<float>();
-  float* py = y.data<float>();
+  const T* px = x.data<T>();
+  T* py = y.data<T>();
   std::vector<std::pair<int64_t, int64_t>> columns(static_cast<size_t>(ow));  // each column's taps, found once
   for (int64_t ox = 0; ox < ow; ++ox) columns[size_t(ox)] = taps_inside(ox * w.strides[1] - w.pad_begin[1], w.dilations[1], w.kernel[1], wd);
   parallel_for(x.dim(0) * oh, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, ow * c)), [&](int64_t r0, int64_t r1) {
     for (int64_t row = r0; row < r1; ++row) {
       const int64_t oy = row % oh, y_begin = oy * w.strides[0] - w.pad_begin[0];
-      const float* plane = px + (row / oh) * h * wd * c;
+      const T* plane = px + (row / oh) * h * wd * c;
       const auto [ki0, ki1] = taps_inside(y_begin, w.dilations[0], w.kernel[0], h);
       // Input rows one after another (a stream the prefetcher follows); each output element
       // still takes its taps row by row, left to right.
-      float* out_row = py + row * ow * c;
+      T* out_row = py + row * ow * c;
       std::fill(out_row, out_row + ow * c, init);
       for (int64_t ki = ki0; ki < ki1; ++ki) {
-        const float* in_row = plane + (y_begin + ki * w.dilations[0]) * wd * c;
+        const T* in_row = plane + (y_begin + ki * w.dilations[0]) * wd * c;
         for (int64_t ox = 0; ox < ow; ++ox) {
           const int64_t x_begin = ox * w.strides[1] - w.pad_begin[1];
-          float* __restrict out = out_row + ox * c;
+          T* __restrict out = out_row + ox * c;
           for (int64_t kj = columns[size_t(ox)].first; kj < columns[size_t(ox)].second; ++kj) {
-            const float* __restrict tap = in_row + (x_begin + kj * w.dilations[1]) * c;
+            const T* __restrict tap = in_row + (x_begin + kj * w.dilations[1]) * c;
             for (int64_t ch = 0; ch < c; ++ch) out[ch] = combine(out[ch], tap[ch]);
           }
         }
@@ -107,6 +108,12 @@ Tensor pool_2d_channels_last(const Tensor& x, const PoolShape& p, float init, Co
         finish(out_row + ox * c, c, (ki1 - ki0) * (columns[size_t(ox)].second - columns[size_t(ox)].first), oy * ow + ox);
     }
   });
+}
+
+template <typename T, typename Combine, typename Finish>
+Tensor pool_2d_channels_last(const Tensor& x, const PoolShape& p, T init, Combine&& combine, Finish&& finish) {
+  Tensor y = Tensor::uninitialized(dtype_of<T>(), channels_last_dims(p.out_dims));
+  pool_2d_channels_last_into<T>(x, p, init, std::forward<Combine>(combine), std::forward<Finish>(finish), y);
   return y;
 }
 

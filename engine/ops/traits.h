@@ -27,6 +27,7 @@ enum class Values {
 enum class Layout {
   None,        // stays channels-first
   Conv,        // a channels-last kernel of its own for 2-D windows; weights and bias stay as they are
+               // (domain q8: the same op with channels_last = 1)
   Pool,        // a channels-last kernel of its own for 2-D windows
   Unary,       // follows input 0: an elementwise op of one data input
   Broadcast,   // follows every input: an elementwise op of several (one-element constants broadcast either way)
@@ -66,6 +67,9 @@ struct OpTraits {
   Commutes commutes = nullptr;   // nullptr: never
   bool view = false;             // output 0 is input 0's buffer with other dims
   Layout layout = Layout::None;
+  // A Layout::Conv op's input added to its output (FusedConv's Z, QConv's residual): inside a
+  // channels-last region it comes channels-last too. -1 for none.
+  int summed_input = -1;
   Output output = Output::Input0;          // output 0's type
   Output other_outputs = Output::Input0;   // outputs 1…'s (TopK's indices, Dropout's mask)
   // Why the quantization and the lowering leave the op in FP32 when no rule of theirs takes it

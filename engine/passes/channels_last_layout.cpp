@@ -46,7 +46,8 @@ std::vector<size_t> data_slots(const Node& n) {
   std::vector<size_t> slots;
   if (is_conv(n)) {
     slots.push_back(0);
-    if (n.op_type == "FusedConv" && n.has_input(3)) slots.push_back(3);
+    const int summed = find_traits(n)->summed_input;
+    if (summed >= 0 && n.has_input(size_t(summed))) slots.push_back(size_t(summed));
   } else if (layout_of(n) == Layout::Channels || layout_of(n) == Layout::Broadcast) {
     for (size_t i = 0; i < n.inputs.size(); ++i)
       if (n.has_input(i)) slots.push_back(i);
@@ -56,11 +57,22 @@ std::vector<size_t> data_slots(const Node& n) {
   return slots;
 }
 
-// The nodes that run as an op of domain com.ms.internal.nhwc; the other channels-last nodes run
-// as they are, on tensors whose layout they do not see.
+// The nodes that run as a channels-last op of their own; the other channels-last nodes run as
+// they are, on tensors whose layout they do not see.
 bool has_channels_last_op(const Node& n) {
   const Layout l = layout_of(n);
   return l == Layout::Conv || l == Layout::Pool || l == Layout::GlobalPool;
+}
+
+// Makes n that op: an ONNX or com.microsoft op becomes the op of domain com.ms.internal.nhwc, a q8
+// op takes channels_last = 1 (as com.microsoft's QLinearConv names it). True for the former.
+bool to_channels_last_op(Node& n) {
+  if (n.domain == kInt8Domain) {
+    n.attributes["channels_last"] = Attribute::of_int(1);
+    return false;
+  }
+  n.domain = kNhwcDomain;
+  return true;
 }
 
 bool is_scalar_constant(const Graph& g, const std::string& v) {
@@ -171,6 +183,7 @@ LayoutReport assign_channels_last(Graph& g) {
   };
 
   std::vector<Node> nodes;
+  bool nhwc_ops = false;
   std::set<std::string> produced, copied;  // channels-last outputs; channels-first values given a channels-last copy
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node n = g.nodes[i];
@@ -184,7 +197,7 @@ LayoutReport assign_channels_last(Graph& g) {
       if (!produced.count(v) && copied.insert(v).second) nodes.push_back(transpose(v, name_of(v), true));
       n.inputs[s] = name_of(v);
     }
-    if (has_channels_last_op(n)) n.domain = kNhwcDomain;
+    if (has_channels_last_op(n)) nhwc_ops = to_channels_last_op(n) || nhwc_ops;
     if (layout_of(n) == Layout::Channels) n.attributes["axis"] = Attribute::of_int(3);  // channels are last now
     const std::string out = n.outputs[0];
     n.outputs[0] = name_of(out);
@@ -194,7 +207,7 @@ LayoutReport assign_channels_last(Graph& g) {
     if (needed_first(out)) nodes.push_back(transpose(name_of(out), out, false));
   }
   g.nodes = std::move(nodes);
-  if (std::none_of(g.opsets.begin(), g.opsets.end(), [](const OpsetImport& o) { return o.domain == kNhwcDomain; }))
+  if (nhwc_ops && std::none_of(g.opsets.begin(), g.opsets.end(), [](const OpsetImport& o) { return o.domain == kNhwcDomain; }))
     g.opsets.push_back({kNhwcDomain, 1});
   return report;
 }

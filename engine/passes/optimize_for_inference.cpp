@@ -97,6 +97,7 @@ int eliminate_identities(Graph& g) {
 }  // namespace
 
 std::string InferenceOptimization::summary() const {
+  if (int8_graph && layout_pass) return "graph optimization: " + layout.summary() + " (the INT8 engine's, for the CPU INT8 backend)";
   if (int8_graph) return "graph optimization: none (the graph holds the INT8 engine's fused ops)";
   return "graph optimization: " + (identities ? std::to_string(identities) + " Identity removed, " : std::string()) +
          std::to_string(fold.folded.size()) + " BatchNormalization folded, " + std::to_string(fused_convs) +
@@ -109,11 +110,15 @@ std::optional<GraphOptimizationLevel> graph_optimization_level(const std::string
   return name == "extended" ? GraphOptimizationLevel::Extended : GraphOptimizationLevel::All;
 }
 
-InferenceOptimization optimize_for_inference(Graph& g, GraphOptimizationLevel level) {
+InferenceOptimization optimize_for_inference(Graph& g, GraphOptimizationLevel level, bool cpu_int8) {
   InferenceOptimization result;
   result.layout_pass = level == GraphOptimizationLevel::All;
   result.int8_graph = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
-  if (result.int8_graph) return result;
+  if (result.int8_graph) {
+    result.layout_pass = result.layout_pass && cpu_int8;
+    if (result.layout_pass) result.layout = assign_channels_last(g);
+    return result;
+  }
   result.identities = eliminate_identities(g);
   result.fold = fold_batch_norm(g);
   size_t i = 0;

@@ -23,7 +23,7 @@ struct InferenceOptimization {
   int fused_convs = 0;
   bool layout_pass = false;
   LayoutReport layout;
-  bool int8_graph = false;  // a graph of the INT8 engine, left as it is
+  bool int8_graph = false;  // a graph of the INT8 engine: only the layout pass, for the CPU INT8 backend
 
   // "graph optimization: [47 Identity removed, ]4 BatchNormalization folded, 3 Conv fused with Add/activation (FusedConv),
   // 12 nodes channels-last, 2 Transpose"
@@ -34,7 +34,9 @@ struct InferenceOptimization {
 // ArgumentError naming `what` for anything else.
 std::optional<GraphOptimizationLevel> graph_optimization_level(const std::string& name, const std::string& what);
 
-// A graph holding the INT8 engine's fused ops (a plan, or a lowered QDQ model) is left as it is.
-InferenceOptimization optimize_for_inference(Graph& graph, GraphOptimizationLevel level = GraphOptimizationLevel::All);
+// A graph holding the INT8 engine's fused ops (a plan, or a lowered QDQ model) is left as it is,
+// except that at level "all" with cpu_int8 (it runs on the CPU INT8 backend, device "cpu") the
+// layout pass makes its chains of 2-D QConvs channels-last (docs/cpu.md, "Channels-last INT8 chains").
+InferenceOptimization optimize_for_inference(Graph& graph, GraphOptimizationLevel level = GraphOptimizationLevel::All, bool cpu_int8 = false);
 
 }  // namespace q8

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "engine/io/numbers.h"
+#include "engine/passes/optimize_for_inference.h"
+#include "engine/plan/cpu_int8/backend.h"
 
 namespace q8 {
 
@@ -104,7 +106,15 @@ BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const I
     check(it != inputs.end(), "input '" + v.name + "' has no shape to build the plan for");
     descs.push_back(it->second);
   }
-  b.sizes = exec.trace_sizes(descs);
+  // On the CPU INT8 backend the graph runs after the layout pass (q8 run and bench at their
+  // default level, Python's Plan.run): the memory plan is that graph's.
+  if (!backends.empty() && backends.front() == &cpu_int8_backend()) {
+    Graph laid_out = b.plan.graph;
+    optimize_for_inference(laid_out, GraphOptimizationLevel::All, true);
+    b.sizes = Executor(std::move(laid_out), backends).trace_sizes(descs);
+  } else {
+    b.sizes = exec.trace_sizes(descs);
+  }
   b.plan.buffers = b.sizes.owned;
   b.plan.memory = plan_memory(b.plan.buffers);
   return b;

@@ -31,7 +31,9 @@ using InputDescs = std::map<std::string, TensorDesc>;
 
 // inputs: every graph input's type and shape, the shapes the memory plan is for (empty: no memory
 // plan, the executor plans at the first run); backends: those the plan will run on
-// (engine/runtime/backends.h), whose placement the plan reports.
+// (engine/runtime/backends.h), whose placement the plan reports. On the CPU INT8 backend the
+// memory plan is that of the graph after its layout pass (optimize_for_inference's cpu_int8), as
+// it runs there; the plan's graph stays as the lowering made it.
 BuiltPlan build_plan(const Graph& qdq, const std::string& source_sha256, const InputDescs& inputs, const BackendList& backends);
 
 // Every graph input's type and shape for a plan: the dims `fixed` gives (by input name), else the

@@ -16,6 +16,9 @@ inline constexpr int kCpuReference = -2;
 int device_index(const std::string& device);
 // Whether a device name is an OpenCL device's (Error for no device's name).
 inline bool is_opencl_device(const std::string& device) { return device_index(device) >= 0; }
+// Whether the INT8 engine runs on the CPU INT8 backend there ("cpu"): the backend whose QConv
+// takes the layout pass's channels_last (optimize_for_inference's cpu_int8).
+inline bool runs_cpu_int8(const std::string& device) { return device_index(device) == -1; }
 // The backends in order of preference. Error for another device, or for OpenCL in a build
 // without it.
 BackendList backends_for(const std::string& device = "cpu");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "engine/ops/channels_last.h"
 #include "engine/ops/exp_float.h"
 #include "engine/ops/gelu_float.h"
 #include "tests/cases/qweighted_cases.h"
@@ -28,6 +29,7 @@ std::string WeightedCase::describe() const {
   if (residual) s << (rounded == 0 ? " residual" : rounded == 1 ? " rounded-residual" : " rounded-residual-first");
   if (float_out) s << " float-out";
   if (!activation.empty()) s << " " << activation;
+  if (channels_last) s << " channels-last";
   if (ties) s << " ties";
   if (extreme) s << " |acc|>2^24";
   s << " clamp[" << lo << "," << hi << "]";
@@ -124,8 +126,10 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
     node.attributes["pads"] = Attribute::of_ints(k.pads);
     if (k.op == "QConvTranspose") node.attributes["output_padding"] = Attribute::of_ints(k.output_padding);
   }
-  std::vector<Tensor> inputs = {x, w, bias, mult};
-  if (k.residual) inputs.push_back(residual);
+  // Channels-last: the same values in another order, the layout pass's form of the node.
+  if (k.channels_last) node.attributes["channels_last"] = Attribute::of_int(1);
+  std::vector<Tensor> inputs = {k.channels_last ? to_channels_last(x) : x, w, bias, mult};
+  if (k.residual) inputs.push_back(k.channels_last ? to_channels_last(residual) : residual);
   OpCase c = make_case(k.describe(), node, inputs, {false, true, true, true, false});
   c.expect = Expect::Bits;
   Tensor y(k.float_out ? DType::Float32 : DType::Int8, out);
@@ -144,7 +148,7 @@ OpCase weighted_case(const WeightedCase& k, uint32_t seed) {
                                           k.residual ? residual.data<int8_t>() + i : nullptr, r_scale, k.rounded, a_scale, k.lo, k.hi);
     }
   }
-  c.expected = {y};
+  c.expected = {k.channels_last ? to_channels_last(y) : y};
   return c;
 }
 
@@ -224,6 +228,15 @@ std::vector<WeightedCase> conv_cases() {
     k.pads = {v.kernel / 2, v.kernel / 2, v.kernel / 2, v.kernel / 2};
     cases.push_back(k);
   }
+  // Channels-last QConvs: every other one of the above again, on [N, H, W, C] tensors (the
+  // residual included), as the CPU's layout pass makes them.
+  const size_t first_layout = cases.size();
+  for (size_t i = 0; i < first_layout; i += 2)
+    if (cases[i].op == "QConv") {
+      WeightedCase k = cases[i];
+      k.channels_last = true;
+      cases.push_back(k);
+    }
   return cases;
 }
 

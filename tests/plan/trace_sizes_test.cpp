@@ -7,6 +7,7 @@
 
 #include "calib/calibrate.h"
 #include "engine/onnx/import.h"
+#include "engine/passes/optimize_for_inference.h"
 #include "engine/plan/build_plan.h"
 #include "engine/runtime/backends.h"
 #include "engine/runtime/runnable.h"
@@ -62,19 +63,24 @@ TEST(TraceSizes, ShippedModelsInt8Plan) {
 
 // A plan stores the arena the executor of its backends places its own buffers in, and a run of the
 // plan at its shapes uses that arena from the first run: the same offsets, the same outputs as an
-// executor that traces its first run, and no tracing. An executor whose buffers differ does not take it.
+// executor that traces its first run, and no tracing. On the CPU that run is of the graph after the
+// layout pass (as q8 run makes it at its default level). An executor whose buffers differ (one of
+// another size, or the graph without the layout pass) does not take it.
 TEST(TraceSizes, APlansMemoryPlanIsTheOneItsRunUses) {
   const Graph qdq = fashion_qdq();
   const BuiltPlan built = build_plan(qdq, "0", {{"input", {DType::Float32, {4, 1, 28, 28}}}}, backends_for("cpu"));
   ASSERT_FALSE(built.plan.buffers.empty());
   const Tensor x = random_tensor({4, 1, 28, 28}, 5);
   Runnable runnable{built.plan.graph, built.plan};
+  Graph laid_out = built.plan.graph;
+  EXPECT_GT(optimize_for_inference(laid_out, GraphOptimizationLevel::All, true).layout.channels_last_nodes, 0);
+  runnable.graph = laid_out;
   std::string note;
   const std::unique_ptr<Executor> planned = make_executor(runnable, "cpu", &note);
   EXPECT_NE(note.find("the plan's"), std::string::npos) << note;
   EXPECT_EQ(planned->memory().arena.offsets, built.plan.memory.offsets);
   EXPECT_EQ(planned->memory().arena.arena_bytes, built.plan.memory.arena_bytes);
-  Executor traced(built.plan.graph, backends_for("cpu"));
+  Executor traced(laid_out, backends_for("cpu"));
   const Tensor want = traced.run({{"input", x}}).at("logits"), got = planned->run({{"input", x}}).at("logits");
   ASSERT_EQ(want.dims(), got.dims());
   EXPECT_EQ(std::memcmp(want.raw(), got.raw(), want.nbytes()), 0);
@@ -82,8 +88,10 @@ TEST(TraceSizes, APlansMemoryPlanIsTheOneItsRunUses) {
   // A plan whose buffers are not this executor's (one of another size) is not taken.
   std::vector<BufferLifetime> other = built.plan.buffers;
   other[0].bytes += 64;
-  Executor another(built.plan.graph, backends_for("cpu"));
+  Executor another(laid_out, backends_for("cpu"));
   EXPECT_FALSE(another.use_memory_plan({TensorDesc{DType::Float32, {4, 1, 28, 28}}}, other, built.plan.memory));
+  Executor without_layout(built.plan.graph, backends_for("cpu"));
+  EXPECT_FALSE(without_layout.use_memory_plan({TensorDesc{DType::Float32, {4, 1, 28, 28}}}, built.plan.buffers, built.plan.memory));
 }
 
 Node make(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,

@@ -303,8 +303,8 @@ void bench(const BenchOptions& o) {
   const bool model_is_plan = model.plan.has_value();
   const TensorMap inputs = gather_inputs(model.graph, {}, o.shapes, kDefaultSeed);
   log::info("shapes:     %s\n", describe_shapes(inputs).c_str());
-  if (const auto level = graph_optimization_level(o.graph_optimization, "--graph-optimization"))
-    log::info("%s\n", optimize_for_inference(model.graph, *level).summary().c_str());
+  const auto level = graph_optimization_level(o.graph_optimization, "--graph-optimization");
+  if (level) log::info("%s\n", optimize_for_inference(model.graph, *level, runs_cpu_int8(o.device)).summary().c_str());
   const int top = o.profile ? 15 : 0;
   // A plan given as MODEL holds fused INT8 ops: label it by what it runs, without reading it again.
   const bool int8_model = std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [](const Node& n) { return n.domain == kInt8Domain; });
@@ -314,6 +314,7 @@ void bench(const BenchOptions& o) {
   if (!o.int8.empty()) {
     Runnable int8 = load_runnable(o.int8, true, nullptr, o.device);
     int8_is_plan = int8.plan.has_value();
+    if (level) log::info("INT8 %s\n", optimize_for_inference(int8.graph, *level, runs_cpu_int8(o.device)).summary().c_str());
     timings.push_back(time_graph("INT8", std::move(int8), inputs, o, o.device));
     print_timing(timings[1], top);
     log::info("INT8 / FP32 latency: %.2f× (%s)\n", timings[1].mean() / timings[0].mean(),

@@ -79,7 +79,7 @@ void run(const RunOptions& o) {
   log::info("%s", lowering.c_str());
   const auto files = output_files(runnable.graph, o);
   if (const auto level = graph_optimization_level(o.graph_optimization, "--graph-optimization"))
-    log::info("%s\n", optimize_for_inference(runnable.graph, *level).summary().c_str());
+    log::info("%s\n", optimize_for_inference(runnable.graph, *level, runs_cpu_int8(o.device)).summary().c_str());
   std::string memory;
   const std::unique_ptr<Executor> executor = make_executor(std::move(runnable), o.device, &memory);
   Executor& exec = *executor;

@@ -22,35 +22,41 @@ namespace {
 // small layer does not pay a team's barrier for microseconds of work.
 constexpr int64_t kValuesPerTask = 16384;
 
-// One sample: x channels-first in, y channels-first out.
+// One sample: x in, y out, both channels-first, or both channels-last (as the residual) with
+// channels_last.
 void run_sample(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const int8_t* xs, const Epilogue& epilogue, const int8_t* residual,
-                std::byte* ys) {
+                std::byte* ys, bool channels_last) {
   const int64_t c = shape.channels_in, m = shape.channels_out;
   const int64_t in_positions = numel(shape.in_spatial), positions = numel(shape.out_spatial);
   const int bytes = epilogue.int8_out() ? 1 : 4;
   CpuInt8Scratch& s = cpu_int8_scratch();  // this thread's
-  int8_t* x_last = c > 1 ? CpuInt8Scratch::sized(s.x_last, c * in_positions) : nullptr;
+  int8_t* x_last = c > 1 && !channels_last ? CpuInt8Scratch::sized(s.x_last, c * in_positions) : nullptr;
   int32_t* acc = CpuInt8Scratch::sized(s.acc, positions * m);
-  std::byte* y_last = CpuInt8Scratch::sized(s.y_last, positions * m * bytes);
-  int8_t* residual_last = residual ? CpuInt8Scratch::sized(s.residual_last, positions * m) : nullptr;
+  std::byte* y_last = channels_last ? ys : CpuInt8Scratch::sized(s.y_last, positions * m * bytes);
+  const int8_t* residual_last = residual;
+  if (residual && !channels_last) {
+    int8_t* copy = CpuInt8Scratch::sized(s.residual_last, positions * m);
+    channels_first_to_last(residual, copy, positions, m);
+    residual_last = copy;
+  }
   if (x_last) channels_first_to_last(xs, x_last, in_positions, c);
   conv.run(x_last ? x_last : xs, acc);
-  if (residual_last) channels_first_to_last(residual, residual_last, positions, m);
   parallel_for(positions, std::max<int64_t>(1, kValuesPerTask / m), [&](int64_t b, int64_t e) {
     epilogue.store_positions(y_last + b * m * bytes, acc + b * m, residual_last ? residual_last + b * m : nullptr, e - b, m);
   });
-  channels_last_to_first(y_last, ys, positions, m, bytes);
+  if (!channels_last) channels_last_to_first(y_last, ys, positions, m, bytes);
 }
 
 }  // namespace
 
-void run_conv_samples(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const Tensor& x, const Epilogue& epilogue, Tensor& y) {
+void run_conv_samples(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const Tensor& x, const Epilogue& epilogue, Tensor& y,
+                      bool channels_last) {
   const int64_t n = x.dim(0), in_size = shape.channels_in * numel(shape.in_spatial);
   const int64_t out_size = shape.channels_out * numel(shape.out_spatial);
   const int bytes = epilogue.int8_out() ? 1 : 4;
   const auto one = [&](int64_t i) {
     run_sample(conv, shape, x.data<int8_t>() + i * in_size, epilogue, epilogue.has_residual() ? epilogue.residual() + i * out_size : nullptr,
-               y.raw() + i * out_size * bytes);
+               y.raw() + i * out_size * bytes, channels_last);
   };
   // Enough samples for every thread: a sample per thread, everything inside it on that thread
   // (oneDNN and the loops run serially inside a parallel loop). Fewer: one sample at a time on
