@@ -1,5 +1,6 @@
 // INT8 CPU inference: a QDQ model's plan through the CPU INT8 backend (oneDNN's int8 primitives
-// with the reference's epilogue), beside the same plan on the integer reference alone, q8's FP32
+// with the reference's epilogue; its QConv chains channels-last, as q8 bench runs it), beside the
+// same plan (as the lowering made it) on the integer reference alone, q8's FP32
 // executor on the FP32 model and, with --ort-dir, ONNX Runtime (npm onnxruntime-node) on the FP32
 // and the QDQ model, all in one run on the same input and thread count. Prints ms per run and the
 // ratios, checks that the two INT8 paths give the same bytes, and writes the figures as JSON.
@@ -107,7 +108,10 @@ int main(int argc, char** argv) {
     const double fp32_ms = time_runs(fp32_exec, feeds, repeat);
 
     const Graph plan = lower_qdq(load_model(qdq_model)).graph;
-    Executor int8_exec(plan, backends_for("cpu"));
+    Graph laid_out = plan;  // as q8 run and q8 bench run it on the CPU: its QConv chains channels-last
+    const std::string layout = optimize_for_inference(laid_out, GraphOptimizationLevel::All, true).layout.summary();
+    std::printf("INT8 layout: %s\n", layout.c_str());
+    Executor int8_exec(std::move(laid_out), backends_for("cpu"));
     TensorMap int8_out;
     const double int8_ms = time_runs(int8_exec, feeds, repeat, &int8_out);
     if (profile) {

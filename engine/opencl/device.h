@@ -46,9 +46,9 @@ struct DeviceCaps {
 inline constexpr const char* kNoDenormals = "the device flushes float32 subnormals (no CL_FP_DENORM)";
 inline constexpr const char* kNoExactDivide = "the device's float division is not IEEE-exact (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)";
 inline constexpr const char* kNoDoubles = "the device has no doubles (cl_khr_fp64)";
-// And one that every OpenCL device lacks: a QConv on channels-last tensors, which only the CPU's
-// layout pass makes (the OpenCL QConv keeps its own layouts on the device: channels_last.h).
-inline constexpr const char* kNoChannelsLastQConv = "QConv with channels_last = 1 is the CPU INT8 backend's (the CPU's layout pass)";
+// And one that every OpenCL device lacks: a QConv or QConvTranspose on channels-last tensors, which
+// only the CPU's layout pass makes (the OpenCL ops keep their own layouts on the device: channels_last.h).
+inline constexpr const char* kNoChannelsLastQConv = "channels_last = 1 (QConv, QConvTranspose) is the CPU INT8 backend's layout (the CPU's layout pass)";
 
 // Every device of every platform, in platform then device order; empty when there is no ICD or
 // no platform.

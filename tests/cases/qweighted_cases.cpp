@@ -228,15 +228,14 @@ std::vector<WeightedCase> conv_cases() {
     k.pads = {v.kernel / 2, v.kernel / 2, v.kernel / 2, v.kernel / 2};
     cases.push_back(k);
   }
-  // Channels-last QConvs: every other one of the above again, on [N, H, W, C] tensors (the
-  // residual included), as the CPU's layout pass makes them.
+  // Channels-last QConvs and QConvTransposes: every other one of the above again, on
+  // [N, H, W, C] tensors (the residual included), as the CPU's layout pass makes them.
   const size_t first_layout = cases.size();
-  for (size_t i = 0; i < first_layout; i += 2)
-    if (cases[i].op == "QConv") {
-      WeightedCase k = cases[i];
-      k.channels_last = true;
-      cases.push_back(k);
-    }
+  for (size_t i = 0; i < first_layout; i += 2) {
+    WeightedCase k = cases[i];
+    k.channels_last = true;
+    cases.push_back(k);
+  }
   return cases;
 }
 

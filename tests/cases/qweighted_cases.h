@@ -22,7 +22,7 @@ struct WeightedCase {
   // An activation in the epilogue (docs/quantization.md, "Activations in the epilogue"): "Gelu",
   // "GeluTanh", "Swish", "HardSwish" or "Sigmoid"; float b and S, int8 out by y_scale unless float_out.
   std::string activation;
-  // QConv with channels_last = 1 (the CPU's layout pass): x, the residual and y [N, H, W, C].
+  // QConv or QConvTranspose with channels_last = 1 (the CPU's layout pass): x, the residual and y [N, H, W, C].
   bool channels_last = false;
 
   std::string describe() const;

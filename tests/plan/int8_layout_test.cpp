@@ -1,5 +1,5 @@
 // The layout pass on graphs of the INT8 engine (docs/cpu.md, "Channels-last INT8 chains"): chains
-// of 2-D QConvs, with the int8 MaxPool and QAdd between them, run channels-last on the CPU INT8
+// of 2-D QConvs and QConvTransposes, with the int8 MaxPool and QAdd between them, run channels-last on the CPU INT8
 // backend, with one Transpose where a chain starts and one where it ends, and every output byte is
 // the one the graph without the pass gives on the integer reference (the oracle). The reference
 // runs the rewritten graph too (its own channels_last loops), and gives the same bytes.
@@ -61,9 +61,8 @@ TEST(Int8Layout, ShippedModelsPlanRunsChannelsLastWithTheSameBytes) {
   const InferenceOptimization r = optimize_for_inference(laid_out, GraphOptimizationLevel::All, true);
   EXPECT_TRUE(r.int8_graph);
   EXPECT_GE(count(laid_out, "QConv", true), 2);
-  // The last QConv reads the QConvTranspose's output (channels-first): a region of one kernel,
-  // which stays channels-first rather than trade its own copies for two Transposes.
-  EXPECT_EQ(count(laid_out, "QConv", false), 1);
+  EXPECT_EQ(count(laid_out, "QConv", false), 0) << "every 2-D QConv of the chain runs channels-last";
+  EXPECT_EQ(count(laid_out, "QConvTranspose", true), 1);
   EXPECT_LE(r.layout.transposes, 3) << r.layout.summary();
   EXPECT_NE(r.summary().find("for the CPU INT8 backend"), std::string::npos) << r.summary();
   // No layout pass for another device, nor at level "extended".

@@ -45,6 +45,7 @@ class ClQConvTranspose final : public ClWeighted {
 Support supports_QConvTranspose(const NodeView& view, const DeviceCaps& caps) {
   if (Support s = int8_support(view); !s.ok) return s;
   if (std::string why = epilogue_refusal(view.node, caps); !why.empty()) return Support::no(why);
+  if (view.node.attr_int("channels_last", 0) != 0) return Support::no(kNoChannelsLastQConv);
   const int64_t rank = view.constant(1)->rank();
   if (rank < 3 || rank > 5) return Support::no("the OpenCL QConvTranspose takes 1 to 3 spatial axes");
   return Support::yes();

@@ -1,7 +1,9 @@
 // QConvTranspose (domain q8) on the CPU INT8 backend: oneDNN's int8 deconvolution for the exact
 // sums (M exact per-channel multipliers stay the epilogue's), then the reference's epilogue
 // (conv_samples.h). Shapes oneDNN has no kernel for run the reference's loops. Every byte is the
-// reference's (docs/cpu.md, "INT8").
+// reference's (docs/cpu.md, "INT8"). With channels_last (the layout pass's) x, the residual and y
+// stay [N, H, W, C], the primitive's own layout: no copies.
+#include "engine/ops/channels_last.h"
 #include "engine/plan/cpu_int8/conv_samples.h"
 #include "engine/plan/reference/window_shape.h"
 
@@ -12,8 +14,8 @@ class CpuInt8QConvTranspose final : public SizedOp {
  public:
   CpuInt8QConvTranspose(const Node& node, std::unique_ptr<Op> reference)
       : reference_(std::move(reference)), window_(Window::from_node(node)), group_(node.attr_int("group", 1)),
-        output_padding_(node.attr_ints("output_padding")), output_shape_(node.attr_ints("output_shape")), epilogue_(node),
-        name_(node.describe()) {}
+        output_padding_(node.attr_ints("output_padding")), output_shape_(node.attr_ints("output_shape")),
+        channels_last_(node.attr_int("channels_last", 0) != 0), epilogue_(node), name_(node.describe()) {}
 
   std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
     return static_cast<const SizedOp&>(*reference_).output_descs(in);
@@ -22,15 +24,16 @@ class CpuInt8QConvTranspose final : public SizedOp {
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
     const Tensor& x = *in[0];
     const Tensor& w = *in[1];
+    const Dims x_dims = channels_last_ ? channels_first_dims(x.dims()) : x.dims();  // output_descs checked the rank
     const ResolvedWindow r =
-        resolve_transpose_window(window_, output_padding_, output_shape_, spatial_of(x.dims()), spatial_of(w.dims()), name_);
-    const Int8ConvShape shape{true, x.dim(1), w.dim(1) * group_, group_, spatial_of(x.dims()), r.output, r.kernel, r.strides, r.dilations,
+        resolve_transpose_window(window_, output_padding_, output_shape_, spatial_of(x_dims), spatial_of(w.dims()), name_);
+    const Int8ConvShape shape{true, x_dims[1], w.dim(1) * group_, group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations,
                               r.pad_begin, r.pad_end};
     const Int8ConvPrimitive* conv = conv_primitive(cache_, shape, w.data<int8_t>());
     if (!conv) return reference_->run_into(in, out);
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);
-    run_conv_samples(*conv, shape, x, epilogue, out[0]);
+    run_conv_samples(*conv, shape, x, epilogue, out[0], channels_last_);
   }
 
  private:
@@ -38,6 +41,7 @@ class CpuInt8QConvTranspose final : public SizedOp {
   Window window_;
   int64_t group_;
   std::vector<int64_t> output_padding_, output_shape_;
+  bool channels_last_;
   Epilogue epilogue_;
   std::string name_;
   mutable Int8ConvCache cache_;

@@ -4,8 +4,10 @@
 // tap k with i·s − pad_begin + k·d = p; then the epilogue (epilogue.h) with M exact multipliers.
 // Inputs: x_q int8 [N, C, spatial…], w_q int8 [C, M/g, k…], bias, scale, residual (epilogue.h).
 // Attributes: ConvTranspose's (kernel_shape, strides, dilations, pads, auto_pad, group,
-// output_padding, output_shape), lo, hi, residual_scale, sum_scale, residual_first.
+// output_padding, output_shape), lo, hi, residual_scale, sum_scale, residual_first; channels_last = 1
+// (the layout pass's, 2-D): x, the residual and y are [N, H, W, C] (docs/cpu.md, "Channels-last INT8 chains").
 #include "engine/cpu/parallel.h"
+#include "engine/ops/channels_last.h"
 #include "engine/ops/conv_common.h"
 #include "engine/plan/reference/epilogue.h"
 #include "engine/plan/reference/window_shape.h"
@@ -17,13 +19,15 @@ class QConvTranspose final : public SizedOp {
  public:
   explicit QConvTranspose(const Node& node)
       : window_(Window::from_node(node)), group_(node.attr_int("group", 1)), output_padding_(node.attr_ints("output_padding")),
-        output_shape_(node.attr_ints("output_shape")), epilogue_(node), name_(node.describe()) {
+        output_shape_(node.attr_ints("output_shape")), channels_last_(node.attr_int("channels_last", 0) != 0), epilogue_(node),
+        name_(node.describe()) {
     check(group_ >= 1, name_ + ": group must be >= 1");
   }
 
   std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
     const WindowShape g = geometry(in);
-    return {{epilogue_.check_inputs(in, g.out[1], g.out, name_), g.out}};
+    const Dims out = channels_last_ ? channels_last_dims(g.out) : g.out;
+    return {{epilogue_.check_inputs(in, g.out[1], out, name_), out}};
   }
 
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
@@ -33,7 +37,7 @@ class QConvTranspose final : public SizedOp {
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);
     Tensor& y = out[0];
-    const int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1), m = mg * group_;
+    const int64_t n = x.dim(0), c = channels_last_ ? x.dims().back() : x.dim(1), mg = w.dim(1), m = mg * group_;
     // The forward window from the output grid onto the input grid: offset(k, i) is the output
     // position that input position i reaches through tap k, or -1 outside the output.
     ResolvedWindow backward = shape.window;
@@ -42,6 +46,9 @@ class QConvTranspose final : public SizedOp {
     const int64_t cg = c / group_, taps = geo.kernel_size, out_size = geo.in_size, in_size = geo.out_size;
     const int8_t* px = x.data<int8_t>();
     const int8_t* pw = w.data<int8_t>();
+    // Where channel ch of position p of sample s lies, in x (positions in_size) and in y (out_size).
+    const auto x_at = [&](int64_t s, int64_t ch, int64_t p) { return channels_last_ ? (s * in_size + p) * c + ch : (s * c + ch) * in_size + p; };
+    const auto y_at = [&](int64_t s, int64_t ch, int64_t p) { return channels_last_ ? (s * out_size + p) * m + ch : (s * m + ch) * out_size + p; };
     // One (sample, output channel) plane per task; planes are independent, sums stay in order.
     parallel_for(n * m, 1, [&](int64_t begin, int64_t end) {
       std::vector<int64_t> acc(static_cast<size_t>(out_size));
@@ -50,15 +57,14 @@ class QConvTranspose final : public SizedOp {
         std::fill(acc.begin(), acc.end(), 0);
         for (int64_t ci = 0; ci < cg; ++ci) {
           const int64_t ic = gi * cg + ci;
-          const int8_t* image = px + (s * c + ic) * in_size;
           const int8_t* filter = pw + (ic * mg + j) * taps;
           for (int64_t k = 0; k < taps; ++k)
             for (int64_t i = 0; i < in_size; ++i) {
               const int64_t at = geo.offset(k, i);
-              if (at >= 0) acc[size_t(at)] += int64_t(image[i]) * int64_t(filter[k]);
+              if (at >= 0) acc[size_t(at)] += int64_t(px[x_at(s, ic, i)]) * int64_t(filter[k]);
             }
         }
-        for (int64_t p = 0; p < out_size; ++p) epilogue.store(y, plane * out_size + p, o, acc[size_t(p)]);
+        for (int64_t p = 0; p < out_size; ++p) epilogue.store(y, y_at(s, o, p), o, acc[size_t(p)]);
       }
     });
   }
@@ -66,7 +72,9 @@ class QConvTranspose final : public SizedOp {
  private:
   WindowShape geometry(const std::vector<TensorDesc>& in) const {
     check_window_inputs(in, name_);
-    const Dims& x = in[0].dims;
+    check(!channels_last_ || in[0].dims.size() == 4, name_ + ": channels_last needs a 2-D convolution's [N, H, W, C] input, not " +
+                                                         dims_to_string(in[0].dims));
+    const Dims x = channels_last_ ? channels_first_dims(in[0].dims) : in[0].dims;
     const Dims& w = in[1].dims;
     const int64_t c = x[1];
     check(w[0] == c && c % group_ == 0, name_ + ": weight " + dims_to_string(w) + " does not fit " + std::to_string(c) +
@@ -78,6 +86,7 @@ class QConvTranspose final : public SizedOp {
   Window window_;
   int64_t group_;
   std::vector<int64_t> output_padding_, output_shape_;
+  bool channels_last_;
   Epilogue epilogue_;
   std::string name_;
 };
