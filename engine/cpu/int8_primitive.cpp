@@ -59,6 +59,10 @@ SignHalves& sign_halves() {
   return s;
 }
 
+// Elements a task of the split and of the subtraction takes: about 64 KB, so a small layer stays
+// on its thread.
+constexpr int64_t kSplitChunk = 65536;
+
 bool has_negative(const int8_t* x, int64_t n) {
   uint8_t bits = 0;
   for (int64_t i = 0; i < n; ++i) bits |= uint8_t(x[i]);  // the sign bits, OR-ed (vectorizes)
@@ -82,15 +86,21 @@ void sum_by_sign(const int8_t* x, int64_t n, int32_t* acc, int64_t acc_n, Run ru
   if (s.negative_sums.size() < size_t(acc_n)) s.negative_sums.resize(size_t(acc_n));
   uint8_t* pos = s.positive.data();
   uint8_t* neg = s.negative.data();
-  for (int64_t i = 0; i < n; ++i) {
-    const int v = x[i];
-    pos[i] = uint8_t(v > 0 ? v : 0);
-    neg[i] = uint8_t(v < 0 ? -v : 0);
-  }
+  // Elementwise loops (they vectorize), on every thread at batch 1 (serially inside a sample
+  // that a thread runs alone).
+  parallel_for(n, kSplitChunk, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int v = x[i];
+      pos[i] = uint8_t(v > 0 ? v : 0);
+      neg[i] = uint8_t(v < 0 ? -v : 0);
+    }
+  });
   run(pos, acc);
   int32_t* minus = s.negative_sums.data();
   run(neg, minus);
-  for (int64_t j = 0; j < acc_n; ++j) acc[j] = int32_t(uint32_t(acc[j]) - uint32_t(minus[j]));  // int32's wrapping, as s8 sums
+  parallel_for(acc_n, kSplitChunk, [&](int64_t b, int64_t e) {
+    for (int64_t j = b; j < e; ++j) acc[j] = int32_t(uint32_t(acc[j]) - uint32_t(minus[j]));  // int32's wrapping, as s8 sums
+  });
 }
 
 // Runs a primitive on this thread's stream, with this thread's scratchpad.

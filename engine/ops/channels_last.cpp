@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/cpu/int8_primitive.h"
 #include "engine/cpu/parallel.h"
 
 namespace q8 {
@@ -34,6 +35,11 @@ Tensor transpose_samples(const Tensor& x, Dims out, int64_t rows, int64_t cols) 
   }
   const auto* px = reinterpret_cast<const uint8_t*>(x.raw());
   auto* py = reinterpret_cast<uint8_t*>(y.raw());
+  if (bytes == 1) {  // int8 and uint8 (an INT8 plan's regions): 8 × 8 blocks of bytes at a time, the CPU INT8 backend's copy
+    for (int64_t s = 0; s < n; ++s)
+      channels_first_to_last(reinterpret_cast<const int8_t*>(px + s * size), reinterpret_cast<int8_t*>(py + s * size), cols, rows);
+    return y;
+  }
   // Work is split by samples and by blocks of kTile columns, so one sample (batch 1) still uses
   // every thread; a task takes at least 16K elements.
   const int64_t col_blocks = (cols + kTile - 1) / kTile;

@@ -3,6 +3,7 @@
 // through the channels-first MaxPool between two transposes.
 #include <limits>
 
+#include "engine/cpu/parallel.h"
 #include "engine/ops/pooling.h"
 
 namespace q8 {
@@ -53,7 +54,38 @@ class NhwcMaxPool final : public Op {
   void max_channels_last(const Tensor& x, Tensor& y) const {
     const PoolShape p = resolve_pool(window_, channels_first_dims(x.dims()), name_);
     const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    if (halving(p)) return halve<T>(x, p, lowest, y);
     pool_2d_channels_last_into<T>(x, p, lowest, [](T best, T v) { return std::max(best, v); }, [](T*, int64_t, int64_t, int64_t) {}, y);
+  }
+
+  // 2×2 windows at stride 2 inside the plane (the downsampling of most CNNs).
+  static bool halving(const PoolShape& p) {
+    const ResolvedWindow& w = p.window;
+    return w.kernel == std::vector<int64_t>{2, 2} && w.strides == std::vector<int64_t>{2, 2} && w.dilations == std::vector<int64_t>{1, 1} &&
+           w.pad_begin == std::vector<int64_t>{0, 0} && 2 * w.output[0] <= p.in_spatial[0] && 2 * w.output[1] <= p.in_spatial[1];
+  }
+
+  // Each output position the maximum of its four taps, every channel at once: std::max from
+  // `lowest` over (2y, 2x), (2y, 2x + 1), (2y + 1, 2x), (2y + 1, 2x + 1), the general walk's taps
+  // in its order (so a NaN gives what it gives there).
+  template <typename T>
+  static void halve(const Tensor& x, const PoolShape& p, T lowest, Tensor& y) {
+    const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = p.window.output[0], ow = p.window.output[1], c = x.dims().back();
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    parallel_for(x.dim(0) * oh, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, ow * c)), [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        const int64_t oy = row % oh;
+        const T* top = px + ((row / oh) * h + 2 * oy) * wd * c;
+        const T* bottom = top + wd * c;
+        T* out = py + row * ow * c;
+        for (int64_t ox = 0; ox < ow; ++ox, out += c) {
+          const T* __restrict a = top + 2 * ox * c;
+          const T* __restrict b = bottom + 2 * ox * c;
+          for (int64_t ch = 0; ch < c; ++ch) out[ch] = std::max(std::max(std::max(std::max(lowest, a[ch]), a[c + ch]), b[ch]), b[c + ch]);
+        }
+      }
+    });
   }
 
   Window window_;

@@ -274,6 +274,10 @@ def cases(p, w):
                                                                 "--iterations", "1", "--json", f"{w}/b.json"],
          "'libm.so.6' is not ONNX Runtime's library"),
         ("--peer with an unknown peer", ["bench", FASHION, "--peer", "openvino", "--iterations", "1"], "--peer"),
+        # given input values: a missing file, a name that is no input
+        ("bench --input of a missing file", ["bench", FASHION, "--input", f"input={w}/no_such.npy", "--iterations", "1"], "no_such.npy"),
+        ("bench --input naming no input", ["bench", FASHION, "--input", f"pixels={w}/no_such.npy", "--iterations", "1"],
+         "matches no model input"),
     ]
 
 

@@ -25,7 +25,11 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from float_types import retype_floats  # noqa: E402
 
-VOCAB, SEQ, HIDDEN, HEADS, LAYERS = 96, 16, 32, 4, 2
+# Q8_ZOO_SIZE=base: the text families at BERT-base's size (a 30522-token vocabulary, 128 tokens,
+# hidden 768, 12 heads, 12 layers) for the CPU benchmarks (bench/prepare_int8_models.sh); the
+# tests use the small default.
+VOCAB, SEQ, HIDDEN, HEADS, LAYERS = (30522, 128, 768, 12, 12) if os.environ.get("Q8_ZOO_SIZE") == "base" else (96, 16, 32, 4, 2)
+POSITIONS = max(64, SEQ)  # learned position embeddings
 
 
 # ---------------------------------------------------------------- text: Hugging Face's patterns
@@ -75,9 +79,9 @@ class Bert(nn.Module):
 
     def __init__(self, classes=4):
         super().__init__()
-        self.words, self.positions = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(64, HIDDEN)
+        self.words, self.positions = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(POSITIONS, HIDDEN)
         self.types = nn.Embedding(2, HIDDEN)
-        self.register_buffer("position_ids", torch.arange(64).expand((1, -1)))
+        self.register_buffer("position_ids", torch.arange(POSITIONS).expand((1, -1)))
         self.ln = nn.LayerNorm(HIDDEN, eps=1e-12)
         self.layers = nn.ModuleList(PostLnLayer() for _ in range(LAYERS))
         self.pooler, self.classifier = nn.Linear(HIDDEN, HIDDEN), nn.Linear(HIDDEN, classes)
@@ -98,7 +102,7 @@ class DistilBert(nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.words, self.positions = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(64, HIDDEN)
+        self.words, self.positions = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(POSITIONS, HIDDEN)
         self.ln = nn.LayerNorm(HIDDEN, eps=1e-12)
         self.attn = nn.ModuleList(SelfAttention() for _ in range(LAYERS))
         self.ffn = nn.ModuleList(nn.Sequential(nn.Linear(HIDDEN, 4 * HIDDEN), nn.GELU(), nn.Linear(4 * HIDDEN, HIDDEN)) for _ in range(LAYERS))
@@ -157,8 +161,8 @@ class Gpt2(nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.wte, self.wpe = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(64, HIDDEN)
-        self.register_buffer("bias", torch.tril(torch.ones((64, 64), dtype=torch.bool)).view(1, 1, 64, 64))
+        self.wte, self.wpe = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(POSITIONS, HIDDEN)
+        self.register_buffer("bias", torch.tril(torch.ones((POSITIONS, POSITIONS), dtype=torch.bool)).view(1, 1, POSITIONS, POSITIONS))
         self.ln1 = nn.ModuleList(nn.LayerNorm(HIDDEN) for _ in range(LAYERS))
         self.ln2 = nn.ModuleList(nn.LayerNorm(HIDDEN) for _ in range(LAYERS))
         self.c_attn = nn.ModuleList(Conv1D(3 * HIDDEN, HIDDEN) for _ in range(LAYERS))
@@ -278,7 +282,7 @@ class Clip(nn.Module):
 
     def __init__(self, image=32, patch=8):
         super().__init__()
-        self.tokens, self.text_pos = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(64, HIDDEN)
+        self.tokens, self.text_pos = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(POSITIONS, HIDDEN)
         self.text_layers = nn.ModuleList(ClipLayer() for _ in range(LAYERS))
         self.text_ln = nn.LayerNorm(HIDDEN)
         self.patch = nn.Conv2d(3, HIDDEN, patch, stride=patch, bias=False)

@@ -39,6 +39,7 @@ struct BenchOptions {
   std::string model;
   std::string int8;                 // a QDQ model (lowered here) or a plan, run beside MODEL
   std::vector<std::string> shapes;  // NAME=1x3x224x224
+  std::vector<std::string> inputs;  // NAME=FILE: given input values (token ids a random tensor would put out of range)
   int warmup = kDefaultWarmup;
   int iterations = kDefaultIterations;
   int threads = 0;
@@ -301,7 +302,7 @@ void bench(const BenchOptions& o) {
   }
   Runnable model = load_runnable(o.model, false, nullptr, o.device);
   const bool model_is_plan = model.plan.has_value();
-  const TensorMap inputs = gather_inputs(model.graph, {}, o.shapes, kDefaultSeed);
+  const TensorMap inputs = gather_inputs(model.graph, o.inputs, o.shapes, kDefaultSeed);
   log::info("shapes:     %s\n", describe_shapes(inputs).c_str());
   const auto level = graph_optimization_level(o.graph_optimization, "--graph-optimization");
   if (level) log::info("%s\n", optimize_for_inference(model.graph, *level, runs_cpu_int8(o.device)).summary().c_str());
@@ -358,6 +359,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--int8", o->int8, "QDQ model (lowered here) or plan to time on the same inputs");
   cmd->add_option("--device", o->device, "where the INT8 engine runs: cpu, cpu-reference (the integer reference alone), or opencl[:N]")->capture_default_str()->check(device_name());
   cmd->add_option("--shape", o->shapes, "NAME=DxDx… input shape (dynamic dims default to 1)");
+  cmd->add_option("--input", o->inputs, "NAME=FILE (.npy or ONNX TensorProto .pb): an input's values, as q8 run takes them; repeat per "
+                                        "input. Inputs not given are deterministic random tensors");
   cmd->add_option("--warmup", o->warmup, "untimed runs first")->capture_default_str()->check(at_least(0));
   cmd->add_option("--iterations", o->iterations, "timed runs")->capture_default_str()->check(at_least(1));
   add_graph_optimization_option(cmd, o->graph_optimization);
