@@ -19,7 +19,8 @@ so every quantized tensor is compared, not only the model's outputs:
 and the lowering must have fused at least one node into an INT8 op per weighted model. Each
 model's plan (`q8 build`) is byte-identical across two builds and runs to the same bits as
 `q8 run --int8`, and to the same bits on the CPU INT8 backend as on the integer reference alone
-(`--device cpu-reference`); damaged plans fail with one clear error line.
+(`--device cpu-reference`), and each sample run alone gives its row of the batch's outputs, bit for
+bit (batch invariance; one of them on one thread); damaged plans fail with one clear error line.
 Ends with 'N passed, M failed'.
 """
 import os
@@ -121,6 +122,31 @@ def compare(name, q8_out, ort_out, steps, original_outputs, bounds):
     return problems, int8_tensors, exact
 
 
+def batch_invariance(q8, plan, files, out_plan, work):
+    """A sample's bytes do not depend on its batch, nor on the thread count (docs/cpu.md, "INT8"):
+    each sample of the batch-2 inputs run alone through the plan (sample 0 on every thread, sample 1
+    on one) gives its row of the batch's every output. Nothing to check where an input's first axis
+    is not the batch."""
+    arrays = {k: np.load(v) for k, v in files.items()}
+    if not arrays or any(v.ndim == 0 or v.shape[0] != 2 for v in arrays.values()):
+        return []
+    problems = []
+    for j, threads in ((0, []), (1, ["--threads", "1"])):
+        feeds = []
+        for k, v in arrays.items():
+            path = os.path.join(work, f"sample{j}_{k}.npy")
+            np.save(path, v[j:j + 1])
+            feeds += ["--input", f"{k}={path}"]
+        out = os.path.join(work, f"sample{j}")
+        run([q8, "run", plan, "--output-dir", out] + feeds + threads)
+        for f in os.listdir(out_plan):
+            batch, alone = np.load(os.path.join(out_plan, f)), np.load(os.path.join(out, f))
+            if batch.ndim and batch.shape[0] == 2 and alone.shape == (1,) + batch.shape[1:]:
+                if batch[j:j + 1].tobytes() != alone.tobytes():
+                    problems.append(f"sample {j} alone{' on one thread' if threads else ''} differs from its row of the batch on {f}")
+    return problems
+
+
 def weighted_model(qdq):
     return any(n.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") for n in onnx.load(qdq).graph.node)
 
@@ -179,6 +205,7 @@ def main():
                         problems.append(f"q8 run PLAN (CPU INT8 backend) differs from the integer reference on {f}")
                 print(f"  {name} ({variant}): the CPU INT8 backend ran {on_backend.group(1) if on_backend else 0} nodes; "
                       "outputs compared with the integer reference's bytes")
+                problems += batch_invariance(a.q8, plans[0], files, out_plan, work)
                 if a.opencl:  # the same plan on the OpenCL device: the same bits as the integer reference
                     out_cl = os.path.join(work, "opencl")
                     cl_log = run([a.q8, "run", plans[0], "--device", "opencl", "--output-dir", out_cl] + feeds)
