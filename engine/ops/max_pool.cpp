@@ -65,20 +65,13 @@ class MaxPool final : public Op {
   // (the same maximum as the general walk: exact, whatever the order).
   template <typename T>
   static Tensor max_2d(const Tensor& x, const PoolShape& p) {
-    if (halving(p)) return halve<T>(x, p);
+    if (halving_window(p)) return halve<T>(x, p);
     return q8::pool_2d<T>(x, p, [](const WindowTaps2d<T>& t, int64_t) {
       T best = lowest<T>();
       for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
         for (int64_t kj = t.kj0; kj < t.kj1; ++kj) best = std::max(best, t.at(ki, kj));
       return best;
     });
-  }
-
-  // 2×2 windows at stride 2 inside the plane (the downsampling of most CNNs).
-  static bool halving(const PoolShape& p) {
-    const ResolvedWindow& w = p.window;
-    return w.kernel == std::vector<int64_t>{2, 2} && w.strides == std::vector<int64_t>{2, 2} && w.dilations == std::vector<int64_t>{1, 1} &&
-           w.pad_begin == std::vector<int64_t>{0, 0} && 2 * w.output[0] <= p.in_spatial[0] && 2 * w.output[1] <= p.in_spatial[1];
   }
 
   // Those windows walked without the general walk's bounds arithmetic: the same taps in the same

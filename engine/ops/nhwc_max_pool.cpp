@@ -54,15 +54,8 @@ class NhwcMaxPool final : public Op {
   void max_channels_last(const Tensor& x, Tensor& y) const {
     const PoolShape p = resolve_pool(window_, channels_first_dims(x.dims()), name_);
     const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-    if (halving(p)) return halve<T>(x, p, lowest, y);
+    if (halving_window(p)) return halve<T>(x, p, lowest, y);
     pool_2d_channels_last_into<T>(x, p, lowest, [](T best, T v) { return std::max(best, v); }, [](T*, int64_t, int64_t, int64_t) {}, y);
-  }
-
-  // 2×2 windows at stride 2 inside the plane (the downsampling of most CNNs).
-  static bool halving(const PoolShape& p) {
-    const ResolvedWindow& w = p.window;
-    return w.kernel == std::vector<int64_t>{2, 2} && w.strides == std::vector<int64_t>{2, 2} && w.dilations == std::vector<int64_t>{1, 1} &&
-           w.pad_begin == std::vector<int64_t>{0, 0} && 2 * w.output[0] <= p.in_spatial[0] && 2 * w.output[1] <= p.in_spatial[1];
   }
 
   // Each output position the maximum of its four taps, every channel at once: std::max from

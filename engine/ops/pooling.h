@@ -5,6 +5,7 @@
 #include <functional>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "engine/cpu/parallel.h"
 #include "engine/ops/broadcast.h"
@@ -22,6 +23,14 @@ struct PoolShape {
 
 // Resolves a pooling window over X ([N, C, spatial…]); kernel_shape is required.
 PoolShape resolve_pool(const Window& w, const Dims& x, const std::string& name);
+
+// 2×2 windows at stride 2 inside the plane (the downsampling of most CNNs), which MaxPool walks
+// without the general walk's bounds arithmetic, channels-first or channels-last.
+inline bool halving_window(const PoolShape& p) {
+  const ResolvedWindow& w = p.window;
+  return w.kernel == std::vector<int64_t>{2, 2} && w.strides == std::vector<int64_t>{2, 2} && w.dilations == std::vector<int64_t>{1, 1} &&
+         w.pad_begin == std::vector<int64_t>{0, 0} && 2 * w.output[0] <= p.in_spatial[0] && 2 * w.output[1] <= p.in_spatial[1];
+}
 
 // Number of window positions of output o that lie inside the input extended by its pads
 // (what count_include_pad divides by).
