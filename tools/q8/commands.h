@@ -22,9 +22,10 @@ void add_tune_command(CLI::App& app);
 
 // --graph-optimization disable|extended|all for the commands that run a model (ONNX Runtime's
 // levels): "extended" folds BatchNormalization and fuses Conv with its Add and activation; "all"
-// also runs convolution regions channels-last (engine/passes/optimize_for_inference.h).
+// also runs convolution regions channels-last, and on the CPU an INT8 graph's QConv chains
+// (engine/passes/optimize_for_inference.h).
 inline void add_graph_optimization_option(CLI::App* cmd, std::string& level) {
-  cmd->add_option("--graph-optimization", level, "graph rewrites before running FP32 models (as ONNX Runtime's levels)")
+  cmd->add_option("--graph-optimization", level, "graph rewrites before running (as ONNX Runtime's levels); at all, on the CPU, an INT8 graph's convolution chains also run channels-last")
       ->capture_default_str()
       ->check(CLI::IsMember({"disable", "extended", "all"}));
 }
