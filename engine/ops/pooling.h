@@ -83,8 +83,8 @@ Tensor pool_2d(const Tensor& x, const PoolShape& p, Reduce&& reduce) {
 // every channel of an output position at once, out[c] = combine(out[c], tap[c]) over the same
 // taps in the same (row-major) order from `init`, then finish(out, C, taps, o) in place. Each
 // output element is the one pool_2d computes. T is X's element type (float; int8 or uint8 for a
-// plan's MaxPool).
-// Into y, of T and channels_last_dims(p.out_dims); pool_2d_channels_last below allocates it.
+// plan's MaxPool); y, of T and channels_last_dims(p.out_dims), is given (pool_2d_channels_last
+// below allocates it).
 template <typename T, typename Combine, typename Finish>
 void pool_2d_channels_last_into(const Tensor& x, const PoolShape& p, T init, Combine&& combine, Finish&& finish, Tensor& y) {
   const ResolvedWindow& w = p.window;

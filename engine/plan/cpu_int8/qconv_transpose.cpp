@@ -3,7 +3,6 @@
 // (conv_samples.h). Shapes oneDNN has no kernel for run the reference's loops. Every byte is the
 // reference's (docs/cpu.md, "INT8"). With channels_last (the layout pass's) x, the residual and y
 // stay [N, H, W, C], the primitive's own layout: no copies.
-#include "engine/ops/channels_last.h"
 #include "engine/plan/cpu_int8/conv_samples.h"
 #include "engine/plan/reference/window_shape.h"
 
@@ -24,7 +23,7 @@ class CpuInt8QConvTranspose final : public SizedOp {
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
     const Tensor& x = *in[0];
     const Tensor& w = *in[1];
-    const Dims x_dims = channels_last_ ? channels_first_dims(x.dims()) : x.dims();  // output_descs checked the rank
+    const Dims x_dims = channels_first_input(x.dims(), channels_last_, name_);
     const ResolvedWindow r =
         resolve_transpose_window(window_, output_padding_, output_shape_, spatial_of(x_dims), spatial_of(w.dims()), name_);
     const Int8ConvShape shape{true, x_dims[1], w.dim(1) * group_, group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations,

@@ -65,9 +65,7 @@ class QConv final : public SizedOp {
  private:
   WindowShape geometry(const std::vector<TensorDesc>& in) const {
     check_window_inputs(in, name_);
-    check(!channels_last_ || in[0].dims.size() == 4, name_ + ": channels_last needs a 2-D convolution's [N, H, W, C] input, not " +
-                                                         dims_to_string(in[0].dims));
-    const Dims x = channels_last_ ? channels_first_dims(in[0].dims) : in[0].dims;
+    const Dims x = channels_first_input(in[0].dims, channels_last_, name_);
     const Dims& w = in[1].dims;
     const int64_t c = x[1], m = w[0];
     check(c % group_ == 0 && m % group_ == 0 && w[1] == c / group_,

@@ -72,9 +72,7 @@ class QConvTranspose final : public SizedOp {
  private:
   WindowShape geometry(const std::vector<TensorDesc>& in) const {
     check_window_inputs(in, name_);
-    check(!channels_last_ || in[0].dims.size() == 4, name_ + ": channels_last needs a 2-D convolution's [N, H, W, C] input, not " +
-                                                         dims_to_string(in[0].dims));
-    const Dims x = channels_last_ ? channels_first_dims(in[0].dims) : in[0].dims;
+    const Dims x = channels_first_input(in[0].dims, channels_last_, name_);
     const Dims& w = in[1].dims;
     const int64_t c = x[1];
     check(w[0] == c && c % group_ == 0, name_ + ": weight " + dims_to_string(w) + " does not fit " + std::to_string(c) +

@@ -18,6 +18,10 @@ struct WindowShape {
 // Checks inputs 0 and 1 (x and w); Error names the op.
 void check_window_inputs(const std::vector<TensorDesc>& in, const std::string& name);
 
+// x's dims channels-first: as they are, or for a node with channels_last (the layout pass's,
+// [N, H, W, C]) in [N, C, H, W] order; Error naming the op where such an x is not 4-D.
+Dims channels_first_input(const Dims& x, bool channels_last, const std::string& name);
+
 // The spatial dims of x, and w's kernel dims.
 inline Dims spatial_of(const Dims& dims) { return Dims(dims.begin() + 2, dims.end()); }
 
