@@ -13,10 +13,11 @@
 
 namespace q8 {
 
-void gemm_tile_scalar(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile) {
+void gemm_tile_scalar(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
+                      bool accumulate) {
   for (int r = 0; r < rows; ++r)
     for (int j = 0; j < kGemmCols; ++j) {
-      float acc = 0.0f;
+      float acc = accumulate ? tile[r * kGemmCols + j] : 0.0f;
       for (int64_t kk = 0; kk < k; ++kk) acc = std::fma(a[r * a_rs + kk * a_cs], panel[kk * kGemmCols + j], acc);
       tile[r * kGemmCols + j] = acc;
     }
@@ -46,10 +47,20 @@ const Kernel& kernel() {
   return k;
 }
 
+constexpr int64_t kRowsPerTask = 8 * kGemmRows;
+// K is walked in stretches of this many: a stretch of a panel (32 KiB) stays in cache while every
+// row tile of a task runs over it.
+constexpr int64_t kDepthPerStretch = 256;
+
+}  // namespace
+
+std::string_view gemm_isa() { return kernel().isa; }
+
 // B' packed into panels of NR columns: panel p holds B'[k, p·NR + j] at [p][k][j], zero past N.
-std::vector<float> pack_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb) {
+PackedB pack_gemm_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb) {
   const int64_t panels = (n + kGemmCols - 1) / kGemmCols;
-  std::vector<float> packed(size_t(panels * k * kGemmCols));
+  PackedB result{n, k, std::vector<float>(size_t(panels * k * kGemmCols))};
+  std::vector<float>& packed = result.panels;
   parallel_for(panels, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, k * kGemmCols)), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       float* dst = packed.data() + p * k * kGemmCols;
@@ -61,42 +72,45 @@ std::vector<float> pack_b(bool trans_b, int64_t n, int64_t k, const float* b, in
       }
     }
   });
-  return packed;
+  return result;
 }
-
-constexpr int64_t kRowsPerTask = 8 * kGemmRows;
-
-}  // namespace
-
-std::string_view gemm_isa() { return kernel().isa; }
 
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
+  sgemm_packed(trans_a, m, alpha, a, lda, pack_gemm_b(trans_b, n, k, b, ldb), beta, c, ldc);
+}
+
+void sgemm_packed(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, const PackedB& b, float beta, float* c,
+                  int64_t ldc) {
+  const int64_t n = b.n, k = b.k;
+  if (m <= 0 || n <= 0) return;
   const GemmTileFn tile_fn = kernel().tile;
-  const std::vector<float> packed = pack_b(trans_b, n, k, b, ldb);
+  const std::vector<float>& packed = b.panels;
   const int64_t a_rs = trans_a ? 1 : lda, a_cs = trans_a ? lda : 1;
   const int64_t panels = (n + kGemmCols - 1) / kGemmCols, row_tasks = (m + kRowsPerTask - 1) / kRowsPerTask;
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, kRowsPerTask * kGemmCols * k));
-  // Tasks split the output only; each element's sum runs in one tile call (gemm.h).
+  // Tasks split the output only; each element's sum is one chain of tile calls, k ascending (gemm.h).
   parallel_for(panels * row_tasks, grain, [&](int64_t t0, int64_t t1) {
-    float tile[kGemmRows * kGemmCols];
+    float acc[kRowsPerTask * kGemmCols];
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t p = t % panels, rt = t / panels;
       const int64_t j0 = p * kGemmCols, cols = std::min<int64_t>(kGemmCols, n - j0);
       const float* panel = packed.data() + p * k * kGemmCols;
-      const int64_t r_end = std::min(m, (rt + 1) * kRowsPerTask);
-      for (int64_t r0 = rt * kRowsPerTask; r0 < r_end; r0 += kGemmRows) {
-        const int rows = int(std::min<int64_t>(kGemmRows, r_end - r0));
-        tile_fn(a + r0 * a_rs, a_rs, a_cs, panel, k, rows, tile);
-        for (int r = 0; r < rows; ++r) {
-          float* out = c + (r0 + r) * ldc + j0;
-          const float* acc = tile + r * kGemmCols;
-          for (int64_t j = 0; j < cols; ++j) {
-            float v = alpha == 1.0f ? acc[j] : alpha * acc[j];
-            if (beta != 0.0f) v += beta * out[j];
-            out[j] = v;
-          }
+      const int64_t r_begin = rt * kRowsPerTask, r_end = std::min(m, r_begin + kRowsPerTask);
+      for (int64_t k0 = 0; k0 == 0 || k0 < k; k0 += kDepthPerStretch) {
+        const int64_t depth = std::min(kDepthPerStretch, k - k0);
+        for (int64_t r0 = r_begin; r0 < r_end; r0 += kGemmRows)
+          tile_fn(a + r0 * a_rs + k0 * a_cs, a_rs, a_cs, panel + k0 * kGemmCols, depth,
+                  int(std::min<int64_t>(kGemmRows, r_end - r0)), acc + (r0 - r_begin) * kGemmCols, k0 > 0);
+      }
+      for (int64_t r = r_begin; r < r_end; ++r) {
+        float* out = c + r * ldc + j0;
+        const float* sum = acc + (r - r_begin) * kGemmCols;
+        for (int64_t j = 0; j < cols; ++j) {
+          float v = alpha == 1.0f ? sum[j] : alpha * sum[j];
+          if (beta != 0.0f) v += beta * out[j];
+          out[j] = v;
         }
       }
     }

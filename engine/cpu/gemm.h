@@ -6,12 +6,24 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace q8 {
+
+// B' ([K, N]) packed into the GEMM's column panels: pack once for a B that every run shares
+// (a MatMul's or Gemm's constant weight), then multiply as often as needed.
+struct PackedB {
+  int64_t n = 0, k = 0;
+  std::vector<float> panels;
+};
+PackedB pack_gemm_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb);
 
 // C[M×N] = alpha · op(A) · op(B) + beta · C, row-major; lda/ldb/ldc are row strides.
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// The same with B packed: the same bits as sgemm with the B it was packed from.
+void sgemm_packed(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, const PackedB& b, float beta, float* c,
+                  int64_t ldc);
 
 // The kernel in use: "avx512", "avx2" or "scalar" (the best the CPU has, capped by the
 // environment variable Q8_MAX_CPU_ISA=avx512|avx2|scalar). Results are the same for all three.

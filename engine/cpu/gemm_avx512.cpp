@@ -8,9 +8,11 @@ namespace q8 {
 namespace {
 
 template <int Rows>
-void tile_rows(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, float* tile) {
+void tile_rows(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, float* tile, bool accumulate) {
   __m512 acc[Rows][2];
-  for (int r = 0; r < Rows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int r = 0; r < Rows; ++r)
+    for (int v = 0; v < 2; ++v)
+      acc[r][v] = accumulate ? _mm512_loadu_ps(tile + r * kGemmCols + 16 * v) : _mm512_setzero_ps();
   for (int64_t kk = 0; kk < k; ++kk) {
     const __m512 b0 = _mm512_loadu_ps(panel + kk * kGemmCols), b1 = _mm512_loadu_ps(panel + kk * kGemmCols + 16);
     for (int r = 0; r < Rows; ++r) {
@@ -19,22 +21,21 @@ void tile_rows(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, i
       acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
     }
   }
-  for (int r = 0; r < Rows; ++r) {
-    _mm512_storeu_ps(tile + r * kGemmCols, acc[r][0]);
-    _mm512_storeu_ps(tile + r * kGemmCols + 16, acc[r][1]);
-  }
+  for (int r = 0; r < Rows; ++r)
+    for (int v = 0; v < 2; ++v) _mm512_storeu_ps(tile + r * kGemmCols + 16 * v, acc[r][v]);
 }
 
 }  // namespace
 
-void gemm_tile_avx512(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile) {
+void gemm_tile_avx512(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
+                      bool accumulate) {
   switch (rows) {
-    case 1: return tile_rows<1>(a, a_rs, a_cs, panel, k, tile);
-    case 2: return tile_rows<2>(a, a_rs, a_cs, panel, k, tile);
-    case 3: return tile_rows<3>(a, a_rs, a_cs, panel, k, tile);
-    case 4: return tile_rows<4>(a, a_rs, a_cs, panel, k, tile);
-    case 5: return tile_rows<5>(a, a_rs, a_cs, panel, k, tile);
-    default: return tile_rows<6>(a, a_rs, a_cs, panel, k, tile);
+    case 1: return tile_rows<1>(a, a_rs, a_cs, panel, k, tile, accumulate);
+    case 2: return tile_rows<2>(a, a_rs, a_cs, panel, k, tile, accumulate);
+    case 3: return tile_rows<3>(a, a_rs, a_cs, panel, k, tile, accumulate);
+    case 4: return tile_rows<4>(a, a_rs, a_cs, panel, k, tile, accumulate);
+    case 5: return tile_rows<5>(a, a_rs, a_cs, panel, k, tile, accumulate);
+    default: return tile_rows<6>(a, a_rs, a_cs, panel, k, tile, accumulate);
   }
 }
 

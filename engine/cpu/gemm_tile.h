@@ -10,12 +10,17 @@ inline constexpr int kGemmRows = 6;     // MR: rows of A per tile
 inline constexpr int kGemmCols = 32;    // NR: columns of a packed B panel
 
 // tile[r][j] = Σ_k A[r·a_rs + k·a_cs] · panel[k·NR + j] for r < rows (≤ MR), j < NR, each sum
-// accumulated with one fused multiply-add per k, k ascending, starting from 0.
+// accumulated with one fused multiply-add per k, k ascending, starting from 0 — or, when
+// `accumulate`, from the tile's values (a later stretch of k continues the same chain: the
+// GEMM splits K into stretches that stay in cache, without changing any element's arithmetic).
 using GemmTileFn = void (*)(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows,
-                            float* tile);
+                            float* tile, bool accumulate);
 
-void gemm_tile_scalar(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile);
-void gemm_tile_avx2(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile);
-void gemm_tile_avx512(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile);
+void gemm_tile_scalar(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
+                      bool accumulate);
+void gemm_tile_avx2(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
+                    bool accumulate);
+void gemm_tile_avx512(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
+                      bool accumulate);
 
 }  // namespace q8

@@ -1,5 +1,8 @@
 // Gemm: Y = alpha · A' · B' + beta · C, A' = transA ? Aᵀ : A ([M, K]), B' = transB ? Bᵀ : B
-// ([K, N]); C is optional and broadcasts (unidirectionally) to [M, N].
+// ([K, N]); C is optional and broadcasts (unidirectionally) to [M, N]. A constant B (a layer's
+// weight) is packed once, at create.
+#include <optional>
+
 #include "engine/cpu/gemm.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
@@ -10,9 +13,14 @@ namespace {
 
 class Gemm final : public Op {
  public:
-  explicit Gemm(const Node& node)
+  Gemm(const Node& node, const Tensor* constant_b)
       : alpha_(node.attr_float("alpha", 1.0f)), beta_(node.attr_float("beta", 1.0f)),
-        trans_a_(node.attr_int("transA", 0) != 0), trans_b_(node.attr_int("transB", 0) != 0), name_(node.describe()) {}
+        trans_a_(node.attr_int("transA", 0) != 0), trans_b_(node.attr_int("transB", 0) != 0), name_(node.describe()) {
+    if (constant_b && constant_b->dtype() == DType::Float32 && constant_b->rank() == 2) {
+      const Tensor& b = *constant_b;
+      packed_b_ = pack_gemm_b(trans_b_, trans_b_ ? b.dim(0) : b.dim(1), trans_b_ ? b.dim(1) : b.dim(0), b.data<float>(), b.dim(1));
+    }
+  }
 
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& a = float_input(in, 0, "Gemm", "A");
@@ -35,7 +43,10 @@ class Gemm final : public Op {
       if (y.numel() > 0) broadcast_loop<1>(plan, [&](int64_t o, const std::array<int64_t, 1>& off) { py[o] = pc[off[0]]; });
       beta = beta_;
     }
-    sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.data<float>(), a.dim(1), b.data<float>(), b.dim(1), beta, y.data<float>(), n);
+    if (packed_b_)
+      sgemm_packed(trans_a_, m, alpha_, a.data<float>(), a.dim(1), *packed_b_, beta, y.data<float>(), n);
+    else
+      sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.data<float>(), a.dim(1), b.data<float>(), b.dim(1), beta, y.data<float>(), n);
     return {std::move(y)};
   }
 
@@ -43,10 +54,13 @@ class Gemm final : public Op {
   float alpha_, beta_;
   bool trans_a_, trans_b_;
   std::string name_;
+  std::optional<PackedB> packed_b_;  // B's panels when B is a constant matrix
 };
 
 }  // namespace
 
-std::unique_ptr<Op> create_gemm(const Node& node, const OpContext&) { return std::make_unique<Gemm>(node); }
+std::unique_ptr<Op> create_gemm(const Node& node, const OpContext& ctx) {
+  return std::make_unique<Gemm>(node, ctx.input_is_constant(1) ? ctx.constants[1] : nullptr);
+}
 
 }  // namespace q8

@@ -1,5 +1,8 @@
 // MatMul: numpy matmul. 1-D A is [1, K] (then dropped), 1-D B is [K, 1] (then dropped); batch
-// dimensions broadcast. Each batch is one SGEMM.
+// dimensions broadcast. Each batch is one SGEMM; a constant 2-D B (a layer's weight) is packed once,
+// at create.
+#include <optional>
+
 #include "engine/cpu/gemm.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
@@ -10,7 +13,10 @@ namespace {
 
 class MatMul final : public Op {
  public:
-  explicit MatMul(std::string name) : name_(std::move(name)) {}
+  MatMul(std::string name, const Tensor* constant_b) : name_(std::move(name)) {
+    if (constant_b && constant_b->dtype() == DType::Float32 && constant_b->rank() == 2)
+      packed_b_ = pack_gemm_b(false, constant_b->dim(1), constant_b->dim(0), constant_b->data<float>(), constant_b->dim(1));
+  }
 
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& a0 = float_input(in, 0, "MatMul", "A");
@@ -48,7 +54,10 @@ class MatMul final : public Op {
     // With B shared by every batch and A contiguous, fold batches into M: one large GEMM.
     if (b_batch.empty() || numel(b_batch) == 1) {
       if (numel(a_batch) == batches) {
-        sgemm(false, false, batches * m, n, k, 1.0f, pa, k, pb, n, 0.0f, py, n);
+        if (packed_b_ && b0.rank() == 2)
+          sgemm_packed(false, batches * m, 1.0f, pa, k, *packed_b_, 0.0f, py, n);
+        else
+          sgemm(false, false, batches * m, n, k, 1.0f, pa, k, pb, n, 0.0f, py, n);
         return {std::move(y)};
       }
     }
@@ -59,10 +68,13 @@ class MatMul final : public Op {
 
  private:
   std::string name_;
+  std::optional<PackedB> packed_b_;  // B's panels when B is a constant matrix
 };
 
 }  // namespace
 
-std::unique_ptr<Op> create_matmul(const Node& node, const OpContext&) { return std::make_unique<MatMul>(node.describe()); }
+std::unique_ptr<Op> create_matmul(const Node& node, const OpContext& ctx) {
+  return std::make_unique<MatMul>(node.describe(), ctx.input_is_constant(1) ? ctx.constants[1] : nullptr);
+}
 
 }  // namespace q8

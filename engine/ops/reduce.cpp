@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/cpu/parallel.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
 
@@ -30,6 +31,37 @@ ReduceShape reduce_shape(const Tensor& x, const std::vector<int64_t>& axes, bool
   return s;
 }
 
+// True when every reduced dim (of size > 1) follows every kept one: output o then takes the
+// count values from o · count on, contiguous, in the order the general walk visits them.
+bool reduces_trailing(const Tensor& x, const ReduceShape& s) {
+  bool reducing = false;
+  for (size_t d = 0; d < x.rank(); ++d) {
+    if (x.dim(d) == 1) continue;
+    if (s.kept[d] == 1) reducing = true;
+    else if (reducing) return false;
+  }
+  return true;
+}
+
+// acc[o] += term(v) over output o's values in the walk's order, outputs split among threads when
+// they are contiguous (each sum still runs on one thread, in the same order).
+template <typename Term, typename Walk>
+void sum_into(const Tensor& x, const ReduceShape& s, std::vector<double>& acc, Term term, Walk&& walk) {
+  const float* px = x.data<float>();
+  if (!reduces_trailing(x, s)) {
+    walk([&](float v, int64_t o) { acc[size_t(o)] += term(v); });
+    return;
+  }
+  const int64_t count = s.count;
+  parallel_for(int64_t(acc.size()), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, count)), [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      double a = acc[size_t(o)];
+      for (int64_t j = 0; j < count; ++j) a += term(px[o * count + j]);
+      acc[size_t(o)] = a;
+    }
+  });
+}
+
 // Float32 in, float32 out; sums in double. LogSumExp subtracts each output's maximum first.
 Tensor reduce_float(const Tensor& x, const ReduceShape& s, ReduceKind kind) {
   Tensor y(DType::Float32, s.kept);
@@ -50,16 +82,16 @@ Tensor reduce_float(const Tensor& x, const ReduceShape& s, ReduceKind kind) {
   std::vector<double> acc(size_t(n), kind == ReduceKind::Prod ? 1.0 : 0.0);
   switch (kind) {
     case ReduceKind::Prod: walk([&](float v, int64_t o) { acc[size_t(o)] *= v; }); break;
-    case ReduceKind::L1: walk([&](float v, int64_t o) { acc[size_t(o)] += std::fabs(double(v)); }); break;
+    case ReduceKind::L1: sum_into(x, s, acc, [](float v) { return std::fabs(double(v)); }, walk); break;
     case ReduceKind::L2:
-    case ReduceKind::SumSquare: walk([&](float v, int64_t o) { acc[size_t(o)] += double(v) * v; }); break;
+    case ReduceKind::SumSquare: sum_into(x, s, acc, [](float v) { return double(v) * v; }, walk); break;
     case ReduceKind::LogSumExp: {
       const std::vector<float> top(py, py + n);
       walk([&](float v, int64_t o) { acc[size_t(o)] += std::isinf(top[size_t(o)]) ? std::exp(double(v)) : std::exp(double(v) - top[size_t(o)]); });
       for (int64_t i = 0; i < n; ++i) py[i] = float(std::log(acc[size_t(i)]) + (std::isinf(py[i]) ? 0.0 : double(py[i])));
       return y;
     }
-    default: walk([&](float v, int64_t o) { acc[size_t(o)] += v; }); break;
+    default: sum_into(x, s, acc, [](float v) { return double(v); }, walk); break;
   }
   for (int64_t i = 0; i < n; ++i) {
     const double a = acc[size_t(i)];

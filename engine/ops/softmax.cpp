@@ -1,10 +1,12 @@
 // Softmax: y = exp(x − max) / Σ exp(x − max) over each row (softmax.h), e^x by q8_exp, the sum in
-// double in plane_sum.h's order (lane_sum).
+// double in plane_sum.h's order (lane_sum). A contiguous row's exponentials run 8 or 16 at a time
+// (unary_wide.h: the same bits as q8_exp).
 #include "engine/ops/softmax.h"
 
 #include <cmath>
 
 #include "engine/cpu/parallel.h"
+#include "engine/cpu/unary_wide.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/plane_sum.h"
 #include "engine/ops/exp_float.h"
@@ -30,7 +32,7 @@ SoftmaxRows softmax_rows(const Dims& dims, const SoftmaxAxis& a) {
 namespace {
 class Softmax final : public Op {
  public:
-  explicit Softmax(SoftmaxAxis axis) : axis_(axis) {}
+  explicit Softmax(SoftmaxAxis axis) : axis_(axis), exp_wide_(wide_or_null(exp_avx512, exp_avx2)) {}
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = float_input(in, 0, "Softmax", "input");
     const auto [outer, len, inner] = softmax_rows(x.dims(), axis_);
@@ -44,7 +46,12 @@ class Softmax final : public Op {
       float* dst = py + o * len * inner + i;
       float max = -INFINITY;
       for (int64_t j = 0; j < len; ++j) max = std::max(max, src[j * inner]);
-      for (int64_t j = 0; j < len; ++j) dst[j * inner] = q8_exp(src[j * inner] - max);
+      if (inner == 1 && exp_wide_) {
+        for (int64_t j = 0; j < len; ++j) dst[j] = src[j] - max;
+        for (int64_t j = exp_wide_(dst, dst, len); j < len; ++j) dst[j] = q8_exp(dst[j]);
+      } else {
+        for (int64_t j = 0; j < len; ++j) dst[j * inner] = q8_exp(src[j * inner] - max);
+      }
       const double sum = lane_sum(len, [&](int64_t j) { return double(dst[j * inner]); });
       const float scale = float(1.0 / sum);
       for (int64_t j = 0; j < len; ++j) dst[j * inner] *= scale;
@@ -55,6 +62,7 @@ class Softmax final : public Op {
 
  private:
   SoftmaxAxis axis_;
+  UnaryArrayFn exp_wide_;  // nullptr: q8_exp one value at a time
 };
 }  // namespace
 

@@ -39,9 +39,16 @@ TEST(GemmTile, EveryIsaGivesTheSameBitsAsTheFormula) {
         }
       for (const auto& [isa, fn] : tiles) {
         std::vector<float> got(size_t(kGemmRows * kGemmCols), 0.0f);
-        fn(a.data(), k, 1, panel.data(), k, rows, got.data());
+        fn(a.data(), k, 1, panel.data(), k, rows, got.data(), false);
         EXPECT_EQ(std::memcmp(got.data(), want.data(), size_t(rows * kGemmCols) * sizeof(float)), 0)
             << isa << " k=" << k << " rows=" << rows;
+        // The same chain in two stretches of k: the second continues from the first's tile.
+        const int64_t half = k / 2;
+        std::vector<float> split(size_t(kGemmRows * kGemmCols), 0.0f);
+        fn(a.data(), k, 1, panel.data(), half, rows, split.data(), false);
+        fn(a.data() + half, k, 1, panel.data() + half * kGemmCols, k - half, rows, split.data(), true);
+        EXPECT_EQ(std::memcmp(split.data(), want.data(), size_t(rows * kGemmCols) * sizeof(float)), 0)
+            << isa << " in two stretches, k=" << k << " rows=" << rows;
       }
     }
   }
@@ -49,7 +56,7 @@ TEST(GemmTile, EveryIsaGivesTheSameBitsAsTheFormula) {
 
 // A row of C is the same whatever rows surround it (M), whatever N is, and with A or B transposed.
 TEST(Gemm, RowsDoNotDependOnTheShapeAround) {
-  for (int64_t k : {1, 5, 64, 129}) {
+  for (int64_t k : {1, 5, 64, 129, 300, 600}) {
     for (int64_t n : {1, 31, 32, 33, 100}) {
       const int64_t m = 37;
       const std::vector<float> a = random_values(size_t(m * k), 3), b = random_values(size_t(k * n), 4);
@@ -67,6 +74,11 @@ TEST(Gemm, RowsDoNotDependOnTheShapeAround) {
         for (int64_t kk = 0; kk < k; ++kk) want = std::fma(a[size_t(row * k + kk)], b[size_t(kk * n + n - 1)], want);
         EXPECT_EQ(c[size_t(row * n + n - 1)], want);
       }
+      // B packed once (a constant weight), then multiplied: the same bits.
+      const PackedB packed = pack_gemm_b(true, n, k, bt.data(), k);
+      std::vector<float> c_packed(size_t(m * n));
+      sgemm_packed(false, m, 1.0f, a.data(), k, packed, 0.0f, c_packed.data(), n);
+      EXPECT_EQ(std::memcmp(c_packed.data(), c.data(), c.size() * sizeof(float)), 0) << "packed, k=" << k << " n=" << n;
     }
   }
 }

@@ -12,6 +12,8 @@
 #include "engine/ops/epilogue_activation.h"
 #include "engine/cpu/gemm.h"
 #include "engine/ops/exp_float.h"
+#include "engine/ops/plane_sum.h"
+#include "tests/ops/op_harness.h"
 
 namespace q8 {
 namespace {
@@ -84,6 +86,29 @@ TEST(UnaryWide, OpsTakeTheWidestFormAllowed) {
   EXPECT_EQ(got, has_avx512() ? exp_avx512 : has_avx2() ? exp_avx2 : nullptr) << "gemm_isa " << gemm_isa();
   // HardSwish has no AVX-512 form: AVX2's wherever AVX2 is allowed.
   EXPECT_EQ(wide_or_null(nullptr, hard_swish_avx2), has_avx2() ? hard_swish_avx2 : nullptr) << "gemm_isa " << gemm_isa();
+}
+
+// Softmax over contiguous rows takes the widest exp: its rows (203 long, a partial last vector; values
+// spread over e^-30 … 1 of the row's max, and a row with -Inf and a huge value) are the scalar formula's
+// bit for bit: exp(x - max) by q8_exp, the sum by lane_sum, then one reciprocal times each.
+TEST(UnaryWide, SoftmaxRowsAreTheScalarFormula) {
+  Tensor x = random_tensor({3, 203}, 31, -30.0f, 0.0f);
+  x.data<float>()[2 * 203 + 5] = -INFINITY;
+  x.data<float>()[2 * 203 + 7] = 1e30f;
+  Node softmax;
+  softmax.op_type = "Softmax";
+  const Tensor y = run_op(softmax, {&x}, 13)[0];
+  for (int64_t r = 0; r < 3; ++r) {
+    const float* row = x.data<float>() + r * 203;
+    float max = -INFINITY;
+    for (int64_t j = 0; j < 203; ++j) max = std::max(max, row[j]);
+    std::vector<float> e(203);
+    for (int64_t j = 0; j < 203; ++j) e[size_t(j)] = q8_exp(row[j] - max);
+    const float scale = float(1.0 / lane_sum(203, [&](int64_t j) { return double(e[size_t(j)]); }));
+    for (int64_t j = 0; j < 203; ++j)
+      ASSERT_EQ(std::bit_cast<uint32_t>(y.data<float>()[r * 203 + j]), std::bit_cast<uint32_t>(e[size_t(j)] * scale))
+          << "row " << r << " value " << j << " (gemm_isa " << gemm_isa() << ")";
+  }
 }
 
 }  // namespace
