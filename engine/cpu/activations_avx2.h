@@ -1,5 +1,5 @@
-// q8_exp, q8_sigmoid (kernels/exp.cl) and q8_hard_swish (kernels/epilogue_activation.cl) on 8
-// floats with AVX2 and FMA, for the files built with -mavx2 -mfma that use them
+// q8_exp, q8_sigmoid (kernels/exp.cl), q8_hard_swish (kernels/epilogue_activation.cl), q8_erf and
+// q8_gelu (kernels/gelu.cl) on 8 floats with AVX2 and FMA, for the files built with -mavx2 -mfma that use them
 // (engine/cpu/unary_avx2.cpp, engine/cpu/float_epilogue_row_avx2.cpp).
 #pragma once
 
@@ -52,6 +52,45 @@ inline __m256 hard_swish8(__m256 v) {
   const __m256 lo = _mm256_min_ps(t, _mm256_set1_ps(1.0f));           // t < 1 ? t : 1, and 1 for a NaN t
   const __m256 y = _mm256_mul_ps(v, _mm256_max_ps(lo, _mm256_setzero_ps()));  // 0 < lo ? lo : 0 (lo is no NaN)
   return _mm256_blendv_ps(y, _mm256_add_ps(v, v), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+// p = c[0]; p = fma(p, z, c[i]) for i = 1 … N−1: gelu.cl's Horner steps.
+template <int N>
+inline __m256 horner8(const float (&c)[N], __m256 z) {
+  __m256 p = _mm256_set1_ps(c[0]);
+  for (int i = 1; i < N; ++i) p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(c[i]));
+  return p;
+}
+
+// q8_erf: x · T(x²) below 1; ±1 from 4; between, 1 − e^(−a²) / a · P(1/a²) (a < 2) or R(1/a²),
+// with the sign of x; a NaN as it came. Every lane computes every branch; blends pick.
+inline __m256 erf8(__m256 x) {
+  static constexpr float kT[] = {7.853861353153693e-5f, -8.010193625184903e-4f, 5.188327685732524e-3f, -2.685381193529856e-2f,
+                                 1.128358514861418e-1f, -3.761262582423300e-1f, 1.128379165726710e+0f};
+  static constexpr float kP[] = {2.326819970068386e-2f, -1.387039388740657e-1f, 3.687424674597105e-1f,
+                                 -5.824733027278666e-1f, 6.210004621745983e-1f,  -4.944515323274145e-1f,
+                                 3.404879937665872e-1f,  -2.741127028184656e-1f, 5.638259427386472e-1f};
+  static constexpr float kR[] = {-1.047766399936249e+1f, 1.297719955372516e+1f, -7.495518717768503e+0f,
+                                 2.921019019210786e+0f,  -1.015265279202700e+0f, 4.218463358204948e-1f,
+                                 -2.820767439740514e-1f, 5.641895067754075e-1f};
+  const __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+  const __m256 a = _mm256_andnot_ps(sign, x);
+  const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+  const __m256 small = _mm256_mul_ps(x, horner8(kT, _mm256_mul_ps(x, x)));
+  const __m256 e = exp8(_mm256_xor_ps(_mm256_mul_ps(a, a), sign)), y = _mm256_div_ps(one, a), z = _mm256_mul_ps(y, y);
+  const __m256 poly = _mm256_blendv_ps(horner8(kR, z), horner8(kP, z), _mm256_cmp_ps(a, _mm256_set1_ps(2.0f), _CMP_LT_OQ));
+  const __m256 v = _mm256_sub_ps(one, _mm256_mul_ps(_mm256_mul_ps(e, y), poly));
+  __m256 r = _mm256_blendv_ps(v, _mm256_xor_ps(v, sign), negative);
+  r = _mm256_blendv_ps(r, _mm256_blendv_ps(one, _mm256_set1_ps(-1.0f), negative),
+                       _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_GE_OQ));
+  r = _mm256_blendv_ps(r, small, _mm256_cmp_ps(a, one, _CMP_LT_OQ));
+  return _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+// q8_gelu: (0.5 · x) · (1 + q8_erf(x · 0.70710677)).
+inline __m256 gelu8(__m256 x) {
+  const __m256 t = _mm256_add_ps(_mm256_set1_ps(1.0f), erf8(_mm256_mul_ps(x, _mm256_set1_ps(0.7071067811865476f))));
+  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x), t);
 }
 
 }  // namespace q8::avx2

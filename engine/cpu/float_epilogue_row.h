@@ -2,7 +2,8 @@
 // position), with AVX2 (docs/quantization.md, "Activations in the epilogue"): per channel c,
 // v = (float)acc[c] · s[c] + b[c] (q8_dequantized: a multiply, then an add), then g = v, or
 // g = HardSwish(v) (q8_hard_swish: v / 6 + 1/2, its clamp to [0, 1] with NaN giving 1, times v),
-// g = Sigmoid(v) (q8_sigmoid) or g = Swish(v) (q8_swish: v · q8_sigmoid(v));
+// g = Sigmoid(v) (q8_sigmoid), g = Swish(v) (q8_swish: v · q8_sigmoid(v)) or g = GELU(v) (q8_gelu,
+// erf's form; the tanh form stays scalar);
 // the output is g (float32) or, with y_scale, clamp(rne(g / y_scale), −128, 127) (q8_quantized).
 // The same IEEE operations in the same order as those scalar functions, so the same bits.
 #pragma once
@@ -12,7 +13,7 @@
 namespace q8 {
 
 struct FloatEpilogueRow {
-  enum class Activation { None, HardSwish, Sigmoid, Swish };
+  enum class Activation { None, HardSwish, Sigmoid, Swish, Gelu };
   const int32_t* acc = nullptr;
   const float* s = nullptr;
   const float* b = nullptr;

@@ -16,6 +16,8 @@ int64_t float_epilogue_row_avx2(const FloatEpilogueRow& q, int64_t n) {
       g = avx2::sigmoid8(g);
     } else if (q.activation == FloatEpilogueRow::Activation::Swish) {
       g = _mm256_mul_ps(g, avx2::sigmoid8(g));
+    } else if (q.activation == FloatEpilogueRow::Activation::Gelu) {
+      g = avx2::gelu8(g);
     }
     if (q.y_scale > 0.0f) {
       const __m256 z = _mm256_min_ps(_mm256_max_ps(_mm256_round_ps(_mm256_div_ps(g, y_scale), kNearest), min8), max8);

@@ -18,5 +18,7 @@ int64_t map8(const float* x, float* y, int64_t n) {
 int64_t exp_avx2(const float* x, float* y, int64_t n) { return map8<avx2::exp8>(x, y, n); }
 int64_t sigmoid_avx2(const float* x, float* y, int64_t n) { return map8<avx2::sigmoid8>(x, y, n); }
 int64_t hard_swish_avx2(const float* x, float* y, int64_t n) { return map8<avx2::hard_swish8>(x, y, n); }
+int64_t erf_avx2(const float* x, float* y, int64_t n) { return map8<avx2::erf8>(x, y, n); }
+int64_t gelu_avx2(const float* x, float* y, int64_t n) { return map8<avx2::gelu8>(x, y, n); }
 
 }  // namespace q8

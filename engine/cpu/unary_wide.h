@@ -16,8 +16,10 @@ int64_t exp_avx2(const float* x, float* y, int64_t n);
 // y[i] = q8_sigmoid(x[i]), likewise.
 int64_t sigmoid_avx512(const float* x, float* y, int64_t n);
 int64_t sigmoid_avx2(const float* x, float* y, int64_t n);
-// y[i] = q8_hard_swish(x[i]) for the first n - n % 8 values.
+// y[i] = q8_hard_swish(x[i]), q8_erf(x[i]) or q8_gelu(x[i]) for the first n - n % 8 values.
 int64_t hard_swish_avx2(const float* x, float* y, int64_t n);
+int64_t erf_avx2(const float* x, float* y, int64_t n);
+int64_t gelu_avx2(const float* x, float* y, int64_t n);
 
 // The array function for a unary op: the widest the CPU (and Q8_MAX_CPU_ISA) allows of those
 // given (avx512 may be nullptr), else nullptr (the op's scalar loop does all).

@@ -1,4 +1,4 @@
-// The AVX-512 and AVX2 Exp, Sigmoid and HardSwish against the scalar functions they vectorize: the same bits for
+// The AVX-512 and AVX2 Exp, Sigmoid, HardSwish, Erf and GELU against the scalar functions they vectorize: the same bits for
 // every 997th float32 bit pattern (both signs, subnormals, NaN payloads, ±Inf) and the edges of the
 // scalar function's branches, in runs whose length is not a multiple of 16 or 8.
 #include <gtest/gtest.h>
@@ -21,7 +21,8 @@ namespace {
 std::vector<float> inputs() {
   std::vector<float> x;
   for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 997) x.push_back(std::bit_cast<float>(uint32_t(bits)));
-  for (float edge : {88.72283935546875f, -103.97208404541015625f, 0.0f, 1.0f, -1.0f, 87.0f, -87.0f, -88.0f, -100.0f}) {
+  for (float edge : {88.72283935546875f, -103.97208404541015625f, 0.0f, 1.0f, -1.0f, 87.0f, -87.0f, -88.0f, -100.0f, 2.0f,
+                     4.0f, 1.4142135f, 2.828427f, 5.656854f}) {
     float up = edge, down = edge;
     for (int i = 0; i < 40; ++i) {
       x.push_back(up), x.push_back(-up), x.push_back(down);
@@ -78,6 +79,16 @@ TEST(UnaryWide, Avx2SameBitsAsTheScalarSigmoid) {
 TEST(UnaryWide, Avx2SameBitsAsTheScalarHardSwish) {
   if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
   expect_same_bits(hard_swish_avx2, 8, [](float v) { return q8_hard_swish(v); }, "hard_swish");
+}
+
+TEST(UnaryWide, Avx2SameBitsAsTheScalarErf) {
+  if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(erf_avx2, 8, [](float v) { return q8_erf(v); }, "erf");
+}
+
+TEST(UnaryWide, Avx2SameBitsAsTheScalarGelu) {
+  if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(gelu_avx2, 8, [](float v) { return q8_gelu(v); }, "gelu");
 }
 
 // What the ops take under each Q8_MAX_CPU_ISA setting: the widest form the setting allows.

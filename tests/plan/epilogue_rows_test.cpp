@@ -25,7 +25,7 @@ struct Form {
 TEST(EpilogueRows, RunFormsGiveTheElementFormsBytes) {
   std::mt19937 rng(11);
   const Form forms[] = {{}, {false, nullptr, 0.0f, 0, true}, {false, nullptr, 0.73f, 0, true}, {false, nullptr, 0.73f, 1, true},
-                        {true}, {true, "Swish"}};
+                        {true}, {true, "Swish"}, {true, "Gelu"}, {true, "HardSwish"}};
   int checked = 0;
   for (const Form& f : forms)
     for (int64_t channels : {1, 3, 8, 16, 17, 40, 64, 70}) {
@@ -60,7 +60,7 @@ TEST(EpilogueRows, RunFormsGiveTheElementFormsBytes) {
       EXPECT_EQ(std::memcmp(runs.raw(), want.raw(), want.nbytes()), 0) << "store_positions, " << channels << " channels, form " << &f - forms;
       ++checked;
     }
-  EXPECT_EQ(checked, 48);
+  EXPECT_EQ(checked, 64);
 }
 
 }  // namespace

@@ -14,13 +14,14 @@ namespace q8 {
 namespace {
 
 // The activation of a float epilogue as engine/cpu/float_epilogue_row.h vectorizes it: none,
-// HardSwish, Sigmoid or Swish (not GELU).
+// HardSwish, Sigmoid, Swish or GELU (erf's form; not the tanh form).
 std::optional<FloatEpilogueRow::Activation> float_row_activation(int mode) {
   using A = FloatEpilogueRow::Activation;
   if (mode < 0 || mode == Q8_FLOAT_OUT) return A::None;
   if (mode == Q8_FLOAT_OUT_HARD_SWISH || mode == Q8_INT8_OUT_HARD_SWISH) return A::HardSwish;
   if (mode == Q8_FLOAT_OUT_SIGMOID || mode == Q8_INT8_OUT_SIGMOID) return A::Sigmoid;
   if (mode == Q8_FLOAT_OUT_SWISH || mode == Q8_INT8_OUT_SWISH) return A::Swish;
+  if (mode == Q8_FLOAT_OUT_GELU || mode == Q8_INT8_OUT_GELU) return A::Gelu;
   return std::nullopt;
 }
 
