@@ -31,12 +31,17 @@ void parallel_for(int64_t n, int64_t min_chunk, const std::function<void(int64_t
     fn(0, n);
     return;
   }
+  // The team is always every compute thread, those past `parts` idle: a region of another size
+  // than the last makes libgomp re-dock the pool's threads, and the next full-size region (each
+  // oneDNN primitive's) waits to wake them. Alternating sizes (an INT8 epilogue over fewer rows
+  // than threads between two oneDNN convolutions) made batch-1 INT8 runs 3-7x slower at 16 threads
+  // than at 8 (docs/cpu.md, "Threads").
   // An exception may not leave an OpenMP region: the first one is kept and rethrown after it.
   std::exception_ptr error;
-#pragma omp parallel num_threads(int(parts))
+#pragma omp parallel num_threads(compute_threads())
   {
-    const int64_t part = omp_get_thread_num(), team = omp_get_num_threads();
-    const int64_t begin = n * part / team, end = n * (part + 1) / team;
+    const int64_t part = omp_get_thread_num(), team = std::min<int64_t>(parts, omp_get_num_threads());
+    const int64_t begin = part < team ? n * part / team : 0, end = part < team ? n * (part + 1) / team : 0;
     try {
       if (begin < end) fn(begin, end);
     } catch (...) {
