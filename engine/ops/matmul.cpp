@@ -4,6 +4,8 @@
 #include <optional>
 
 #include "engine/cpu/gemm.h"
+#include "engine/cpu/parallel.h"
+#include "engine/cpu/threads.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
 
@@ -61,8 +63,19 @@ class MatMul final : public Op {
         return {std::move(y)};
       }
     }
-    for (int64_t i = 0; i < batches; ++i)
+    // Batches (attention's heads × samples) split among the threads when there are enough to keep
+    // them all busy, each GEMM then on one thread; fewer run one after another, each on all. The
+    // same arithmetic per element either way (gemm.h).
+    const auto one_batch = [&](int64_t i) {
       sgemm(false, false, m, n, k, 1.0f, pa + a_off[size_t(i)], k, pb + b_off[size_t(i)], n, 0.0f, py + i * m * n, n);
+    };
+    if (batches >= compute_threads()) {
+      parallel_for(batches, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t i = b0; i < b1; ++i) one_batch(i);
+      });
+    } else {
+      for (int64_t i = 0; i < batches; ++i) one_batch(i);
+    }
     return {std::move(y)};
   }
 
