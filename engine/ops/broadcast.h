@@ -26,36 +26,45 @@ BroadcastPlan plan_broadcast(const Dims& out, const std::vector<const Dims*>& op
 // A float32 tensor's values broadcast to dims (which its shape must broadcast to), as a new tensor.
 Tensor broadcast_float_to(const Tensor& t, const Dims& dims);
 
-// Calls fn(out_index, offsets) for every output element, where offsets[k] is the element
-// offset into operand k. Rows run in parallel when the output is large, unless Parallel is
-// false (for loops that accumulate into shared outputs).
-template <size_t N, bool Parallel = true, typename Fn>
-void broadcast_loop(const BroadcastPlan& plan, Fn&& fn) {
+// Calls row(out0, base, step, inner) for every row of the coalesced output: its inner elements
+// are out0 … out0 + inner − 1, and operand k's element for out0 + j is at base[k] + j · step[k]
+// (step 0 where the operand broadcasts along the row). Rows run in parallel when the output is
+// large, unless Parallel is false (for loops that accumulate into shared outputs).
+template <size_t N, bool Parallel = true, typename Row>
+void broadcast_rows(const BroadcastPlan& plan, Row&& row_fn) {
   const size_t rank = plan.dims.size();
   const int64_t inner = plan.dims[rank - 1];
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d) rows *= plan.dims[d];
-  std::array<int64_t, N> inner_stride;
-  for (size_t k = 0; k < N; ++k) inner_stride[k] = plan.strides[k][rank - 1];
+  std::array<int64_t, N> step;
+  for (size_t k = 0; k < N; ++k) step[k] = plan.strides[k][rank - 1];
   const auto rows_loop = [&](int64_t r0, int64_t r1) {
-  for (int64_t row = r0; row < r1; ++row) {
-    std::array<int64_t, N> base{};
-    int64_t rest = row;
-    for (size_t d = rank - 1; d-- > 0;) {
-      const int64_t i = rest % plan.dims[d];
-      rest /= plan.dims[d];
-      for (size_t k = 0; k < N; ++k) base[k] += i * plan.strides[k][d];
+    for (int64_t row = r0; row < r1; ++row) {
+      std::array<int64_t, N> base{};
+      int64_t rest = row;
+      for (size_t d = rank - 1; d-- > 0;) {
+        const int64_t i = rest % plan.dims[d];
+        rest /= plan.dims[d];
+        for (size_t k = 0; k < N; ++k) base[k] += i * plan.strides[k][d];
+      }
+      row_fn(row * inner, base, step, inner);
     }
-    const int64_t out0 = row * inner;
-    for (int64_t j = 0; j < inner; ++j) {
-      std::array<int64_t, N> off;
-      for (size_t k = 0; k < N; ++k) off[k] = base[k] + j * inner_stride[k];
-      fn(out0 + j, off);
-    }
-  }
   };
   if (Parallel) parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)), rows_loop);
   else rows_loop(0, rows);
+}
+
+// Calls fn(out_index, offsets) for every output element, where offsets[k] is the element
+// offset into operand k, row by row as broadcast_rows.
+template <size_t N, bool Parallel = true, typename Fn>
+void broadcast_loop(const BroadcastPlan& plan, Fn&& fn) {
+  broadcast_rows<N, Parallel>(plan, [&](int64_t out0, const std::array<int64_t, N>& base, const std::array<int64_t, N>& step, int64_t inner) {
+    for (int64_t j = 0; j < inner; ++j) {
+      std::array<int64_t, N> off;
+      for (size_t k = 0; k < N; ++k) off[k] = base[k] + j * step[k];
+      fn(out0 + j, off);
+    }
+  });
 }
 
 }  // namespace q8
