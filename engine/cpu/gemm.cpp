@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/cpu/gemm_tile.h"
@@ -73,6 +76,41 @@ PackedB pack_gemm_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t 
     }
   });
   return result;
+}
+
+namespace {
+
+// Whether packed holds B' (the bits of every value; the zero padding past N aside).
+bool holds(const PackedB& packed, bool trans_b, const float* b, int64_t ldb) {
+  const float* row = packed.panels.data();
+  for (int64_t j0 = 0; j0 < packed.n; j0 += kGemmCols) {
+    const int64_t cols = std::min<int64_t>(kGemmCols, packed.n - j0);
+    for (int64_t kk = 0; kk < packed.k; ++kk, row += kGemmCols) {
+      if (!trans_b) {
+        if (std::memcmp(row, b + kk * ldb + j0, size_t(cols) * sizeof(float)) != 0) return false;
+        continue;
+      }
+      for (int64_t j = 0; j < cols; ++j)
+        if (std::memcmp(row + j, b + (j0 + j) * ldb + kk, sizeof(float)) != 0) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const PackedB> shared_packed_gemm_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb) {
+  using Key = std::tuple<const float*, bool, int64_t, int64_t, int64_t>;
+  static std::mutex mutex;
+  static std::map<Key, std::weak_ptr<const PackedB>> copies;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::erase_if(copies, [](const auto& entry) { return entry.second.expired(); });
+  const Key key{b, trans_b, n, k, ldb};
+  if (const auto it = copies.find(key); it != copies.end())
+    if (std::shared_ptr<const PackedB> copy = it->second.lock(); copy && holds(*copy, trans_b, b, ldb)) return copy;
+  auto copy = std::make_shared<const PackedB>(pack_gemm_b(trans_b, n, k, b, ldb));
+  copies[key] = copy;
+  return copy;
 }
 
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -17,6 +18,11 @@ struct PackedB {
   std::vector<float> panels;
 };
 PackedB pack_gemm_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb);
+// The same, packed once per process for a B that stays put (a graph's initializer): the ops of
+// every executor over the graph (calibration's streams, one per thread) share one copy. A copy is
+// shared only while its panels still hold B's values, bit for bit (checked on every reuse), so a
+// freed and reused address never aliases another weight.
+std::shared_ptr<const PackedB> shared_packed_gemm_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb);
 
 // C[M×N] = alpha · op(A) · op(B) + beta · C, row-major; lda/ldb/ldc are row strides.
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,

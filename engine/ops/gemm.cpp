@@ -1,8 +1,6 @@
 // Gemm: Y = alpha · A' · B' + beta · C, A' = transA ? Aᵀ : A ([M, K]), B' = transB ? Bᵀ : B
 // ([K, N]); C is optional and broadcasts (unidirectionally) to [M, N]. A constant B (a layer's
-// weight) is packed once, at create.
-#include <optional>
-
+// weight) is packed at create, one copy for every executor over the graph (shared_packed_gemm_b).
 #include "engine/cpu/gemm.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
@@ -18,7 +16,7 @@ class Gemm final : public Op {
         trans_a_(node.attr_int("transA", 0) != 0), trans_b_(node.attr_int("transB", 0) != 0), name_(node.describe()) {
     if (constant_b && constant_b->dtype() == DType::Float32 && constant_b->rank() == 2) {
       const Tensor& b = *constant_b;
-      packed_b_ = pack_gemm_b(trans_b_, trans_b_ ? b.dim(0) : b.dim(1), trans_b_ ? b.dim(1) : b.dim(0), b.data<float>(), b.dim(1));
+      packed_b_ = shared_packed_gemm_b(trans_b_, trans_b_ ? b.dim(0) : b.dim(1), trans_b_ ? b.dim(1) : b.dim(0), b.data<float>(), b.dim(1));
     }
   }
 
@@ -54,7 +52,7 @@ class Gemm final : public Op {
   float alpha_, beta_;
   bool trans_a_, trans_b_;
   std::string name_;
-  std::optional<PackedB> packed_b_;  // B's panels when B is a constant matrix
+  std::shared_ptr<const PackedB> packed_b_;  // B's panels when B is a constant matrix
 };
 
 }  // namespace

@@ -1,8 +1,6 @@
 // MatMul: numpy matmul. 1-D A is [1, K] (then dropped), 1-D B is [K, 1] (then dropped); batch
-// dimensions broadcast. Each batch is one SGEMM; a constant 2-D B (a layer's weight) is packed once,
-// at create.
-#include <optional>
-
+// dimensions broadcast. Each batch is one SGEMM; a constant 2-D B (a layer's weight) is packed at
+// create, one copy for every executor over the graph (shared_packed_gemm_b).
 #include "engine/cpu/gemm.h"
 #include "engine/cpu/parallel.h"
 #include "engine/cpu/threads.h"
@@ -17,7 +15,7 @@ class MatMul final : public Op {
  public:
   MatMul(std::string name, const Tensor* constant_b) : name_(std::move(name)) {
     if (constant_b && constant_b->dtype() == DType::Float32 && constant_b->rank() == 2)
-      packed_b_ = pack_gemm_b(false, constant_b->dim(1), constant_b->dim(0), constant_b->data<float>(), constant_b->dim(1));
+      packed_b_ = shared_packed_gemm_b(false, constant_b->dim(1), constant_b->dim(0), constant_b->data<float>(), constant_b->dim(1));
   }
 
   std::vector<Tensor> run(const Inputs& in) const override {
@@ -70,8 +68,8 @@ class MatMul final : public Op {
       sgemm(false, false, m, n, k, 1.0f, pa + a_off[size_t(i)], k, pb + b_off[size_t(i)], n, 0.0f, py + i * m * n, n);
     };
     if (batches >= compute_threads()) {
-      parallel_for(batches, 1, [&](int64_t b0, int64_t b1) {
-        for (int64_t i = b0; i < b1; ++i) one_batch(i);
+      parallel_for(batches, 1, [&](int64_t first, int64_t end) {
+        for (int64_t i = first; i < end; ++i) one_batch(i);
       });
     } else {
       for (int64_t i = 0; i < batches; ++i) one_batch(i);
@@ -81,7 +79,7 @@ class MatMul final : public Op {
 
  private:
   std::string name_;
-  std::optional<PackedB> packed_b_;  // B's panels when B is a constant matrix
+  std::shared_ptr<const PackedB> packed_b_;  // B's panels when B is a constant matrix
 };
 
 }  // namespace

@@ -83,5 +83,23 @@ TEST(Gemm, RowsDoNotDependOnTheShapeAround) {
   }
 }
 
+// Executors over one graph share a constant B's panels; a B whose values changed at the same
+// address (a freed weight's memory reused) gets panels of its own values.
+TEST(Gemm, SharedPackedBIsOneCopyOfTheValuesItHolds) {
+  const int64_t k = 40, n = 70;
+  std::vector<float> b = random_values(size_t(k * n), 5);
+  const auto first = shared_packed_gemm_b(false, n, k, b.data(), n);
+  EXPECT_EQ(shared_packed_gemm_b(false, n, k, b.data(), n), first);
+  EXPECT_NE(shared_packed_gemm_b(true, k, n, b.data(), n), first);  // the same memory read as Bᵀ
+  b[size_t(k * n - 1)] += 1.0f;
+  const auto changed = shared_packed_gemm_b(false, n, k, b.data(), n);
+  EXPECT_NE(changed, first);
+  const std::vector<float> a = random_values(size_t(3 * k), 6);
+  std::vector<float> want(size_t(3 * n)), got(size_t(3 * n));
+  sgemm(false, false, 3, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, want.data(), n);
+  sgemm_packed(false, 3, 1.0f, a.data(), k, *changed, 0.0f, got.data(), n);
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0);
+}
+
 }  // namespace
 }  // namespace q8
