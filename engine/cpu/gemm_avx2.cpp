@@ -38,14 +38,7 @@ void tile_rows(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, i
 
 void gemm_tile_avx2(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
                     bool accumulate) {
-  switch (rows) {
-    case 1: return tile_rows<1>(a, a_rs, a_cs, panel, k, tile, accumulate);
-    case 2: return tile_rows<2>(a, a_rs, a_cs, panel, k, tile, accumulate);
-    case 3: return tile_rows<3>(a, a_rs, a_cs, panel, k, tile, accumulate);
-    case 4: return tile_rows<4>(a, a_rs, a_cs, panel, k, tile, accumulate);
-    case 5: return tile_rows<5>(a, a_rs, a_cs, panel, k, tile, accumulate);
-    default: return tile_rows<6>(a, a_rs, a_cs, panel, k, tile, accumulate);
-  }
+  with_tile_rows(rows, [&](auto r) { tile_rows<decltype(r)::value>(a, a_rs, a_cs, panel, k, tile, accumulate); });
 }
 
 }  // namespace q8

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace q8 {
 
@@ -15,6 +16,20 @@ inline constexpr int kGemmCols = 32;    // NR: columns of a packed B panel
 // GEMM splits K into stretches that stay in cache, without changing any element's arithmetic).
 using GemmTileFn = void (*)(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows,
                             float* tile, bool accumulate);
+
+// f(std::integral_constant<int, R>{}) for R = rows, 1 … MR (6 for more): a tile's row count as a
+// template argument, for the instruction-set tiles' register arrays.
+template <typename F>
+void with_tile_rows(int rows, F&& f) {
+  switch (rows) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    default: return f(std::integral_constant<int, 6>{});
+  }
+}
 
 void gemm_tile_scalar(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
                       bool accumulate);
