@@ -63,6 +63,22 @@ SignHalves& sign_halves() {
 // on its thread.
 constexpr int64_t kSplitChunk = 65536;
 
+// pos = max(x, 0), neg = max(−x, 0) = pos − x in byte arithmetic (−(−128) is 128 as u8). A
+// function of its own, restrict-qualified, so the loop vectorizes (inside the task's lambda every
+// store could alias the captured pointers, and the loop ran a byte at a time).
+void split_by_sign(const int8_t* __restrict x, uint8_t* __restrict pos, uint8_t* __restrict neg, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t p = uint8_t(x[i] > 0 ? x[i] : 0);
+    pos[i] = p;
+    neg[i] = uint8_t(p - uint8_t(x[i]));
+  }
+}
+
+// acc −= minus, in int32's wrapping (as s8 sums).
+void subtract_sums(int32_t* __restrict acc, const int32_t* __restrict minus, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) acc[j] = int32_t(uint32_t(acc[j]) - uint32_t(minus[j]));
+}
+
 bool has_negative(const int8_t* x, int64_t n) {
   uint8_t bits = 0;
   for (int64_t i = 0; i < n; ++i) bits |= uint8_t(x[i]);  // the sign bits, OR-ed (vectorizes)
@@ -88,19 +104,11 @@ void sum_by_sign(const int8_t* x, int64_t n, int32_t* acc, int64_t acc_n, Run ru
   uint8_t* neg = s.negative.data();
   // Elementwise loops (they vectorize), on every thread at batch 1 (serially inside a sample
   // that a thread runs alone).
-  parallel_for(n, kSplitChunk, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const int v = x[i];
-      pos[i] = uint8_t(v > 0 ? v : 0);
-      neg[i] = uint8_t(v < 0 ? -v : 0);
-    }
-  });
+  parallel_for(n, kSplitChunk, [&](int64_t b, int64_t e) { split_by_sign(x + b, pos + b, neg + b, e - b); });
   run(pos, acc);
   int32_t* minus = s.negative_sums.data();
   run(neg, minus);
-  parallel_for(acc_n, kSplitChunk, [&](int64_t b, int64_t e) {
-    for (int64_t j = b; j < e; ++j) acc[j] = int32_t(uint32_t(acc[j]) - uint32_t(minus[j]));  // int32's wrapping, as s8 sums
-  });
+  parallel_for(acc_n, kSplitChunk, [&](int64_t b, int64_t e) { subtract_sums(acc + b, minus + b, e - b); });
 }
 
 // Runs a primitive on this thread's stream, with this thread's scratchpad.
