@@ -90,14 +90,42 @@ AxisTaps axis_taps(int64_t in_len, int64_t out_len, float scale, double roi_star
   return t;
 }
 
-// The common case, walked row by row in parallel: float32, only the last two axes resized, no
-// extrapolation. Each output element sums the same corners with the same weights in the same
-// order as the general loop below, so both give the same bits.
+// Nearest over the last two axes for any element type: each output row copies the elements its
+// taps pick from one input row (T is a same-sized stand-in for the element type: only bytes move).
+template <typename T>
+void nearest_last_two(const Tensor& x, Tensor& y, const AxisTaps& th, const AxisTaps& tw) {
+  const size_t rank = x.rank();
+  const int64_t h = x.dim(rank - 2), w = x.dim(rank - 1), oh = y.dim(rank - 2), ow = y.dim(rank - 1);
+  const int64_t planes = h > 0 && w > 0 ? x.numel() / (h * w) : 0;
+  const T* px = reinterpret_cast<const T*>(x.raw());
+  T* py = reinterpret_cast<T*>(y.raw());
+  parallel_for(planes * oh, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(ow, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* row = px + (r / oh) * h * w + th.i0[size_t(r % oh)] * w;
+      T* dst = py + r * ow;
+      for (int64_t ox = 0; ox < ow; ++ox) dst[ox] = row[tw.i0[size_t(ox)]];
+    }
+  });
+}
+
+// The common case, walked row by row in parallel: only the last two axes resized, no
+// extrapolation; float32 for linear, any element type for nearest. Each output element sums the
+// same corners with the same weights in the same order as the general loop below, so both give
+// the same bits.
 Tensor interpolate_last_two(const Tensor& x, const Dims& out_dims, const std::vector<AxisTaps>& taps, bool linear) {
   const size_t rank = x.rank();
   const AxisTaps &th = taps[rank - 2], &tw = taps[rank - 1];
+  Tensor y = Tensor::uninitialized(x.dtype(), out_dims);
+  if (!linear) {
+    switch (dtype_size(x.dtype())) {
+      case 1: nearest_last_two<uint8_t>(x, y, th, tw); break;
+      case 2: nearest_last_two<uint16_t>(x, y, th, tw); break;
+      case 4: nearest_last_two<uint32_t>(x, y, th, tw); break;
+      default: nearest_last_two<uint64_t>(x, y, th, tw); break;
+    }
+    return y;
+  }
   const int64_t h = x.dim(rank - 2), w = x.dim(rank - 1), oh = out_dims[rank - 2], ow = out_dims[rank - 1];
-  Tensor y = Tensor::uninitialized(DType::Float32, out_dims);
   const int64_t planes = h > 0 && w > 0 ? x.numel() / (h * w) : 0;
   const float* px = x.data<float>();
   float* py = y.data<float>();
@@ -108,10 +136,6 @@ Tensor interpolate_last_two(const Tensor& x, const Dims& out_dims, const std::ve
       const float* row0 = px + plane * h * w + th.i0[size_t(oy)] * w;
       const float* row1 = px + plane * h * w + th.i1[size_t(oy)] * w;
       float* dst = py + r * ow;
-      if (!linear) {
-        for (int64_t ox = 0; ox < ow; ++ox) dst[ox] = row0[tw.i0[size_t(ox)]];
-        continue;
-      }
       const float wh0 = th.w0[size_t(oy)], wh1 = th.w1[size_t(oy)];
       for (int64_t ox = 0; ox < ow; ++ox) {
         const size_t i = size_t(ox);
@@ -241,16 +265,16 @@ Tensor interpolate(const Tensor& x, const Dims& out_dims, const std::vector<floa
   if (a.mode == "cubic") return interpolate_cubic(x, out_dims, scales, roi, a);
   const size_t rank = x.rank();
   const std::vector<AxisTaps> taps = resize_taps(x.dims(), out_dims, scales, roi, a);
-  bool last_two = rank >= 2 && x.dtype() == DType::Float32 && a.coordinate_mode != "tf_crop_and_resize";
+  const bool linear = a.mode == "linear";
+  bool last_two = rank >= 2 && (x.dtype() == DType::Float32 || !linear) && a.coordinate_mode != "tf_crop_and_resize";
   for (size_t d = 0; d + 2 < rank; ++d) last_two = last_two && taps[d].identity;
-  if (last_two) return interpolate_last_two(x, out_dims, taps, a.mode == "linear");
+  if (last_two) return interpolate_last_two(x, out_dims, taps, linear);
   Tensor y(x.dtype(), out_dims);
   std::vector<int64_t> strides(rank, 1);
   for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * x.dim(d);
   std::vector<size_t> active;  // axes that interpolate
   for (size_t d = 0; d < rank; ++d)
     if (!taps[d].identity) active.push_back(d);
-  const bool linear = a.mode == "linear";
   check(!linear || x.dtype() == DType::Float32, "Resize: linear mode needs float32 input");
   std::vector<int64_t> idx(rank, 0);
   const size_t elem = dtype_size(x.dtype());
