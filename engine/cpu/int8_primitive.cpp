@@ -1,10 +1,8 @@
 #include "engine/cpu/int8_primitive.h"
 
 #include <dnnl.hpp>
-#include <emmintrin.h>
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 #include <unordered_map>
 
@@ -321,66 +319,6 @@ void Int8BatchedMatmulPrimitive::run(const int8_t* a, const int8_t* b, int32_t* 
   };
   if (impl_->a.data_type() == DataType::s8) sum(a, acc);
   else sum_by_sign(a, int64_t(impl_->a.get_size()), acc, int64_t(impl_->dst.get_size() / sizeof(int32_t)), sum);
-}
-
-namespace {
-
-constexpr int64_t kTile = 32;
-
-// One 8 × 8 block of bytes: out[c · os + r] = in[r · is + c], in three rounds of SSE2 unpacks.
-void transpose_8x8(const int8_t* in, int64_t is, int8_t* out, int64_t os) {
-  __m128i a[8];
-  for (int r = 0; r < 8; ++r) a[r] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + r * is));
-  const __m128i b0 = _mm_unpacklo_epi8(a[0], a[1]), b1 = _mm_unpacklo_epi8(a[2], a[3]);
-  const __m128i b2 = _mm_unpacklo_epi8(a[4], a[5]), b3 = _mm_unpacklo_epi8(a[6], a[7]);
-  const __m128i c0 = _mm_unpacklo_epi16(b0, b1), c1 = _mm_unpackhi_epi16(b0, b1);
-  const __m128i c2 = _mm_unpacklo_epi16(b2, b3), c3 = _mm_unpackhi_epi16(b2, b3);
-  const __m128i d[4] = {_mm_unpacklo_epi32(c0, c2), _mm_unpackhi_epi32(c0, c2), _mm_unpacklo_epi32(c1, c3), _mm_unpackhi_epi32(c1, c3)};
-  for (int k = 0; k < 4; ++k) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (2 * k) * os), d[k]);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (2 * k + 1) * os), _mm_srli_si128(d[k], 8));
-  }
-}
-
-// out[c · rows + r] = in[r · cols + c], in 32 × 32 tiles split between the threads; whole 8 × 8
-// blocks of bytes through SSE2, the rest one by one.
-template <typename T>
-void transpose(const T* in, T* out, int64_t rows, int64_t cols) {
-  const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
-  // At least 16 tiles (16 KB of bytes) a task: a small layer is not worth a team's barrier.
-  parallel_for(row_tiles * col_tiles, 16, [&](int64_t b, int64_t e) {
-    for (int64_t tile = b; tile < e; ++tile) {
-      const int64_t r0 = tile / col_tiles * kTile, c0 = tile % col_tiles * kTile;
-      const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
-      int64_t rb = r0, cb = c0;  // where the 8 × 8 blocks end
-      if constexpr (sizeof(T) == 1) {
-        rb = r0 + (r1 - r0) / 8 * 8, cb = c0 + (c1 - c0) / 8 * 8;
-        for (int64_t r = r0; r < rb; r += 8)
-          for (int64_t c = c0; c < cb; c += 8) transpose_8x8(in + r * cols + c, cols, out + c * rows + r, rows);
-      }
-      for (int64_t c = c0; c < c1; ++c)
-        for (int64_t r = (c < cb ? rb : r0); r < r1; ++r) out[c * rows + r] = in[r * cols + c];
-    }
-  });
-}
-
-}  // namespace
-
-void channels_last_to_first(const void* y_last, void* y, int64_t positions, int64_t channels, int bytes) {
-  if (positions == 1 || channels == 1) {
-    std::memcpy(y, y_last, size_t(positions * channels * bytes));
-    return;
-  }
-  if (bytes == 1) transpose(static_cast<const int8_t*>(y_last), static_cast<int8_t*>(y), positions, channels);
-  else transpose(static_cast<const float*>(y_last), static_cast<float*>(y), positions, channels);
-}
-
-void channels_first_to_last(const int8_t* x, int8_t* x_last, int64_t positions, int64_t channels) {
-  if (positions == 1 || channels == 1) {
-    std::memcpy(x_last, x, size_t(positions * channels));
-    return;
-  }
-  transpose(x, x_last, channels, positions);
 }
 
 }  // namespace q8

@@ -82,11 +82,4 @@ class Int8BatchedMatmulPrimitive {
   std::unique_ptr<Impl> impl_;
 };
 
-// y (channels-first [C, S] for one sample) from y_last ([S, C]), int8 or float32 (`bytes` 1 or 4
-// per value): a copy, no arithmetic.
-void channels_last_to_first(const void* y_last, void* y, int64_t positions, int64_t channels, int bytes);
-// The other way, for an int8 residual read beside the accumulators (and the byte case of the
-// layout pass's Transposes, engine/ops/channels_last.cpp: any rows × cols byte matrix, rows = channels).
-void channels_first_to_last(const int8_t* x, int8_t* x_last, int64_t positions, int64_t channels);
-
 }  // namespace q8

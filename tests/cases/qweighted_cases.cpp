@@ -228,6 +228,26 @@ std::vector<WeightedCase> conv_cases() {
     k.pads = {v.kernel / 2, v.kernel / 2, v.kernel / 2, v.kernel / 2};
     cases.push_back(k);
   }
+  // Convolutions whose int32 sums pass 128 KB a sample, which the CPU INT8 backend runs in bands
+  // of output rows, each band its own primitive with the padding that falls in it
+  // (conv_samples.h): padding at the top and the bottom, strides and dilations across band
+  // edges, depthwise, 1 × 1, a residual, float out, one sample and several.
+  const struct {
+    int64_t n, c, m, group, h, w, kernel, stride, dilation, pad;
+    bool residual, float_out;
+    const char* activation;
+  } banded[] = {{1, 16, 48, 1, 26, 160, 3, 1, 1, 1, true, false, ""},      {3, 8, 40, 1, 37, 150, 3, 2, 2, 2, false, true, ""},
+                {1, 48, 48, 48, 30, 170, 3, 1, 1, 1, false, false, "HardSwish"}, {2, 24, 40, 1, 33, 200, 1, 1, 1, 0, false, false, ""},
+                {1, 4, 32, 1, 45, 120, 5, 1, 1, 2, false, false, ""}};
+  for (const auto& v : banded) {
+    WeightedCase k;
+    k.n = v.n, k.c = v.c, k.m = v.m, k.group = v.group, k.in = {v.h, v.w}, k.kernel = {v.kernel, v.kernel};
+    k.strides = {v.stride, v.stride}, k.dilations = {v.dilation, v.dilation}, k.pads = {v.pad, v.pad, v.kernel > 1 ? v.pad + 1 : 0, v.pad};  // a 1 × 1 row wholly in padding is not banded
+    k.output_padding = {0, 0};
+    k.residual = v.residual, k.rounded = v.residual ? 1 : 0, k.float_out = v.float_out, k.activation = v.activation;
+    k.ties = v.n == 2;
+    cases.push_back(k);
+  }
   // Channels-last QConvs and QConvTransposes: every other one of the above again, on
   // [N, H, W, C] tensors (the residual included), as the CPU's layout pass makes them.
   const size_t first_layout = cases.size();

@@ -1,13 +1,16 @@
-// The CPU INT8 backend's layout copies (engine/cpu/int8_primitive.h) against index arithmetic:
-// channels-first to channels-last and back for int8 and float32, sizes below, at and past the
-// 8 × 8 blocks and 32 × 32 tiles, one channel and one position included. A copy, so exact.
+// The layout copies (engine/cpu/transpose.h) against index arithmetic: channels-first to
+// channels-last and back for int8 and float32 (the CPU INT8 backend's), and transpose_matrices
+// on every value width (1, 2, 4, 8 bytes: the layout pass's Transposes) over several matrices at
+// once; sizes below, at and past the 8 × 8 and 4 × 4 blocks and the 32 × 32 tiles, one channel
+// and one position included. A copy, so exact: 4-byte values are arbitrary bit patterns (NaNs
+// with payloads, denormals) and must keep every bit.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <vector>
 
-#include "engine/cpu/int8_primitive.h"
+#include "engine/cpu/transpose.h"
 
 namespace q8 {
 namespace {
@@ -30,6 +33,31 @@ TEST(ChannelsLastTranspose, EveryValueLandsWhereTheIndexSays) {
       for (int64_t c = 0; c < channels; ++c)
         for (int64_t p = 0; p < positions; ++p) ASSERT_EQ(f_first[size_t(c * positions + p)], f_last[size_t(p * channels + c)]);
     }
+}
+
+template <typename T>
+void check_matrices(int64_t count, int64_t rows, int64_t cols, std::mt19937_64& rng) {
+  const size_t size = size_t(rows * cols);
+  std::vector<T> in(size_t(count) * size), out(in.size());
+  for (T& v : in) v = T(rng());
+  transpose_matrices(in.data(), out.data(), count, rows, cols, sizeof(T));
+  for (int64_t m = 0; m < count; ++m)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        ASSERT_EQ(out[size_t(m) * size + size_t(c * rows + r)], in[size_t(m) * size + size_t(r * cols + c)])
+            << sizeof(T) << "-byte values, " << count << " × " << rows << " × " << cols << ", matrix " << m << " (" << r << ", " << c << ")";
+}
+
+TEST(ChannelsLastTranspose, EveryWidthAndEveryMatrixOfABatch) {
+  std::mt19937_64 rng(11);
+  for (int64_t count : {1, 3})
+    for (int64_t rows : {1, 3, 4, 5, 8, 33, 96})
+      for (int64_t cols : {1, 2, 4, 7, 32, 37, 400}) {
+        check_matrices<uint8_t>(count, rows, cols, rng);
+        check_matrices<uint16_t>(count, rows, cols, rng);
+        check_matrices<uint32_t>(count, rows, cols, rng);
+        check_matrices<uint64_t>(count, rows, cols, rng);
+      }
 }
 
 }  // namespace

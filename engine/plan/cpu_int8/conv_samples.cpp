@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/cpu/parallel.h"
+#include "engine/cpu/transpose.h"
 #include "engine/cpu/threads.h"
 #include "engine/plan/cpu_int8/scratch.h"
 
@@ -18,20 +19,52 @@ const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShap
 
 namespace {
 
+// A band's int32 sums: about 128 KB, inside every x86 core's L2.
+constexpr int64_t kBandAccBytes = 128 * 1024;
+
+}  // namespace
+
+std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w) {
+  if (shape.transposed || shape.in_spatial.size() != 2) return {};
+  const int64_t oh = shape.out_spatial[0], ow = shape.out_spatial[1], h = shape.in_spatial[0];
+  const int64_t row_bytes = ow * shape.channels_out * int64_t(sizeof(int32_t));
+  if (oh < 2 || oh * row_bytes <= kBandAccBytes) return {};
+  // Rows a band: as many as fit kBandAccBytes, and few enough that every thread has a band.
+  const int64_t threads = compute_threads();
+  const int64_t rows = std::max<int64_t>(1, std::min(kBandAccBytes / row_bytes, (oh + threads - 1) / threads));
+  const int64_t s = shape.strides[0], span = (shape.kernel[0] - 1) * shape.dilations[0] + 1, top = shape.pad_begin[0];
+  std::vector<ConvBand> bands;
+  for (int64_t o0 = 0; o0 < oh; o0 += rows) {
+    const int64_t o1 = std::min(oh, o0 + rows);
+    // Input rows [a, b) the band's windows cover; those outside [0, h) are its padding.
+    const int64_t a = o0 * s - top, b = (o1 - 1) * s - top + span;
+    const int64_t in0 = std::max<int64_t>(a, 0), in1 = std::min(b, h);
+    if (in1 <= in0) return {};  // a band wholly in the padding: one primitive for the sample
+    Int8ConvShape band = shape;
+    band.in_spatial[0] = in1 - in0, band.out_spatial[0] = o1 - o0;
+    band.pad_begin[0] = in0 - a, band.pad_end[0] = b - in1;
+    const Int8ConvPrimitive* conv = conv_primitive(cache, band, w);
+    if (!conv) return {};
+    bands.push_back({o0, o1 - o0, in0, conv});
+  }
+  return bands;
+}
+
+namespace {
+
 // Positions per epilogue task, and tiles per transpose task: about 16 KB of output each, so a
 // small layer does not pay a team's barrier for microseconds of work.
 constexpr int64_t kValuesPerTask = 16384;
 
 // One sample: x in, y out, both channels-first, or both channels-last (as the residual) with
 // channels_last.
-void run_sample(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const int8_t* xs, const Epilogue& epilogue, const int8_t* residual,
-                std::byte* ys, bool channels_last) {
+void run_sample(const Int8ConvPrimitive* conv, const std::vector<ConvBand>& bands, const Int8ConvShape& shape, const int8_t* xs,
+                const Epilogue& epilogue, const int8_t* residual, std::byte* ys, bool channels_last) {
   const int64_t c = shape.channels_in, m = shape.channels_out;
   const int64_t in_positions = numel(shape.in_spatial), positions = numel(shape.out_spatial);
   const int bytes = epilogue.int8_out() ? 1 : 4;
   CpuInt8Scratch& s = cpu_int8_scratch();  // this thread's
   int8_t* x_last = c > 1 && !channels_last ? CpuInt8Scratch::sized(s.x_last, c * in_positions) : nullptr;
-  int32_t* acc = CpuInt8Scratch::sized(s.acc, positions * m);
   std::byte* y_last = channels_last ? ys : CpuInt8Scratch::sized(s.y_last, positions * m * bytes);
   const int8_t* residual_last = residual;
   if (residual && !channels_last) {
@@ -40,22 +73,41 @@ void run_sample(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const
     residual_last = copy;
   }
   if (x_last) channels_first_to_last(xs, x_last, in_positions, c);
-  conv.run(x_last ? x_last : xs, acc);
-  parallel_for(positions, std::max<int64_t>(1, kValuesPerTask / m), [&](int64_t b, int64_t e) {
-    epilogue.store_positions(y_last + b * m * bytes, acc + b * m, residual_last ? residual_last + b * m : nullptr, e - b, m);
-  });
+  const int8_t* x_in = x_last ? x_last : xs;
+  if (!bands.empty()) {
+    // Band by band, each on one thread: its sums, then at once its epilogue (the same integers
+    // and the same per-position epilogue as the whole sample's, so the same bytes).
+    const int64_t in_row = shape.in_spatial[1] * c, out_row = shape.out_spatial[1];
+    int64_t most = 0;
+    for (const ConvBand& band : bands) most = std::max(most, band.out_rows * out_row * m);
+    parallel_for(int64_t(bands.size()), 1, [&](int64_t b, int64_t e) {
+      int32_t* acc = CpuInt8Scratch::sized(cpu_int8_scratch().acc, most);  // the running thread's
+      for (int64_t i = b; i < e; ++i) {
+        const ConvBand& band = bands[size_t(i)];
+        const int64_t p0 = band.out_row * out_row;
+        band.conv->run(x_in + band.in_row * in_row, acc);
+        epilogue.store_positions(y_last + p0 * m * bytes, acc, residual_last ? residual_last + p0 * m : nullptr, band.out_rows * out_row, m);
+      }
+    });
+  } else {
+    int32_t* acc = CpuInt8Scratch::sized(s.acc, positions * m);
+    conv->run(x_in, acc);
+    parallel_for(positions, std::max<int64_t>(1, kValuesPerTask / m), [&](int64_t b, int64_t e) {
+      epilogue.store_positions(y_last + b * m * bytes, acc + b * m, residual_last ? residual_last + b * m : nullptr, e - b, m);
+    });
+  }
   if (!channels_last) channels_last_to_first(y_last, ys, positions, m, bytes);
 }
 
 }  // namespace
 
-void run_conv_samples(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const Tensor& x, const Epilogue& epilogue, Tensor& y,
-                      bool channels_last) {
+void run_conv_samples(const Int8ConvPrimitive* conv, const std::vector<ConvBand>& bands, const Int8ConvShape& shape, const Tensor& x,
+                      const Epilogue& epilogue, Tensor& y, bool channels_last) {
   const int64_t n = x.dim(0), in_size = shape.channels_in * numel(shape.in_spatial);
   const int64_t out_size = shape.channels_out * numel(shape.out_spatial);
   const int bytes = epilogue.int8_out() ? 1 : 4;
   const auto one = [&](int64_t i) {
-    run_sample(conv, shape, x.data<int8_t>() + i * in_size, epilogue, epilogue.has_residual() ? epilogue.residual() + i * out_size : nullptr,
+    run_sample(conv, bands, shape, x.data<int8_t>() + i * in_size, epilogue, epilogue.has_residual() ? epilogue.residual() + i * out_size : nullptr,
                y.raw() + i * out_size * bytes, channels_last);
   };
   // Enough samples for every thread: a sample per thread, everything inside it on that thread

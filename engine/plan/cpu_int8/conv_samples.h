@@ -16,9 +16,22 @@ namespace q8 {
 using Int8ConvCache = PrimitiveCache<Int8ConvShape, Int8ConvPrimitive>;
 const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w);
 
+// A band of a 2-D convolution's output rows with its own primitive: the input rows it reads
+// (from in_row, channels-last rows being contiguous) and the padding that falls in it. A sample
+// runs band by band, the epilogue right after each, so the band's int32 sums are read back from
+// cache rather than memory (docs/cpu.md, "Output row bands").
+struct ConvBand {
+  int64_t out_row = 0, out_rows = 0, in_row = 0;
+  const Int8ConvPrimitive* conv = nullptr;
+};
+// The bands of `shape`, or none where one primitive serves better: not a 2-D convolution (or a
+// transposed one), sums small enough to stay in cache whole, or a band oneDNN has no kernel for.
+std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w);
+
 // y = epilogue(conv(x)) for every sample of x ([N, C, S_in…]) into y ([N, M, S_out…]); epilogue
 // bound to the node's inputs. With channels_last x, the residual and y are [N, S…, C] instead.
-void run_conv_samples(const Int8ConvPrimitive& conv, const Int8ConvShape& shape, const Tensor& x, const Epilogue& epilogue, Tensor& y,
-                      bool channels_last = false);
+// With bands (conv_bands) the sums come band by band and `conv` is not used.
+void run_conv_samples(const Int8ConvPrimitive* conv, const std::vector<ConvBand>& bands, const Int8ConvShape& shape, const Tensor& x,
+                      const Epilogue& epilogue, Tensor& y, bool channels_last = false);
 
 }  // namespace q8

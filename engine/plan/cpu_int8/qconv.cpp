@@ -25,11 +25,12 @@ class CpuInt8QConv final : public SizedOp {
     const ResolvedWindow r = resolve_window(window_, spatial_of(x_dims), spatial_of(w.dims()), name_);
     const Int8ConvShape shape{false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin,
                               r.pad_end};
-    const Int8ConvPrimitive* conv = conv_primitive(cache_, shape, w.data<int8_t>());
-    if (!conv) return reference_->run_into(in, out);
+    const std::vector<ConvBand> bands = conv_bands(cache_, shape, w.data<int8_t>());
+    const Int8ConvPrimitive* conv = bands.empty() ? conv_primitive(cache_, shape, w.data<int8_t>()) : nullptr;
+    if (bands.empty() && !conv) return reference_->run_into(in, out);
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);
-    run_conv_samples(*conv, shape, x, epilogue, out[0], channels_last_);
+    run_conv_samples(conv, bands, shape, x, epilogue, out[0], channels_last_);
   }
 
  private:

@@ -32,7 +32,7 @@ class CpuInt8QConvTranspose final : public SizedOp {
     if (!conv) return reference_->run_into(in, out);
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);
-    run_conv_samples(*conv, shape, x, epilogue, out[0], channels_last_);
+    run_conv_samples(conv, {}, shape, x, epilogue, out[0], channels_last_);
   }
 
  private:

@@ -1,0 +1,98 @@
+#include "engine/cpu/transpose.h"
+
+#include <emmintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/cpu/parallel.h"
+
+namespace q8 {
+
+namespace {
+
+constexpr int64_t kTile = 32;
+
+// One 8 × 8 block of bytes: out[c · os + r] = in[r · is + c], in three rounds of SSE2 unpacks.
+void transpose_8x8(const uint8_t* in, int64_t is, uint8_t* out, int64_t os) {
+  __m128i a[8];
+  for (int r = 0; r < 8; ++r) a[r] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + r * is));
+  const __m128i b0 = _mm_unpacklo_epi8(a[0], a[1]), b1 = _mm_unpacklo_epi8(a[2], a[3]);
+  const __m128i b2 = _mm_unpacklo_epi8(a[4], a[5]), b3 = _mm_unpacklo_epi8(a[6], a[7]);
+  const __m128i c0 = _mm_unpacklo_epi16(b0, b1), c1 = _mm_unpackhi_epi16(b0, b1);
+  const __m128i c2 = _mm_unpacklo_epi16(b2, b3), c3 = _mm_unpackhi_epi16(b2, b3);
+  const __m128i d[4] = {_mm_unpacklo_epi32(c0, c2), _mm_unpackhi_epi32(c0, c2), _mm_unpacklo_epi32(c1, c3), _mm_unpackhi_epi32(c1, c3)};
+  for (int k = 0; k < 4; ++k) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (2 * k) * os), d[k]);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (2 * k + 1) * os), _mm_srli_si128(d[k], 8));
+  }
+}
+
+// One 4 × 4 block of 4-byte values, in integer registers (no floating-point instruction touches
+// the bits): two rounds of 32- and 64-bit unpacks.
+void transpose_4x4(const uint32_t* in, int64_t is, uint32_t* out, int64_t os) {
+  const __m128i a0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  const __m128i a1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + is));
+  const __m128i a2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * is));
+  const __m128i a3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 3 * is));
+  const __m128i b0 = _mm_unpacklo_epi32(a0, a1), b1 = _mm_unpackhi_epi32(a0, a1);
+  const __m128i b2 = _mm_unpacklo_epi32(a2, a3), b3 = _mm_unpackhi_epi32(a2, a3);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi64(b0, b2));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + os), _mm_unpackhi_epi64(b0, b2));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * os), _mm_unpacklo_epi64(b1, b3));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * os), _mm_unpackhi_epi64(b1, b3));
+}
+
+// Whole blocks through the block kernel (a block side of 8 for bytes, 4 for 4-byte values, none
+// otherwise), the rest one by one; 32 × 32 tiles of every matrix, at least 16 of them a task (a
+// small matrix is not worth a team's barrier).
+template <typename T>
+void transpose(const T* in_all, T* out_all, int64_t count, int64_t rows, int64_t cols) {
+  constexpr int64_t block = sizeof(T) == 1 ? 8 : sizeof(T) == 4 ? 4 : 0;
+  const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile, tiles = row_tiles * col_tiles;
+  parallel_for(count * tiles, 16, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const T* in = in_all + t / tiles * rows * cols;
+      T* out = out_all + t / tiles * rows * cols;
+      const int64_t tile = t % tiles;
+      const int64_t r0 = tile / col_tiles * kTile, c0 = tile % col_tiles * kTile;
+      const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+      int64_t rb = r0, cb = c0;  // where the whole blocks end
+      if constexpr (block > 0) {
+        rb = r0 + (r1 - r0) / block * block, cb = c0 + (c1 - c0) / block * block;
+        for (int64_t r = r0; r < rb; r += block)
+          for (int64_t c = c0; c < cb; c += block) {
+            if constexpr (block == 8) transpose_8x8(in + r * cols + c, cols, out + c * rows + r, rows);
+            else transpose_4x4(in + r * cols + c, cols, out + c * rows + r, rows);
+          }
+      }
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = (c < cb ? rb : r0); r < r1; ++r) out[c * rows + r] = in[r * cols + c];
+    }
+  });
+}
+
+}  // namespace
+
+void transpose_matrices(const void* in, void* out, int64_t count, int64_t rows, int64_t cols, size_t bytes) {
+  if (rows == 1 || cols == 1) {  // one row or one column: the bytes do not move
+    std::memcpy(out, in, size_t(count * rows * cols) * bytes);
+    return;
+  }
+  switch (bytes) {
+    case 1: transpose(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count, rows, cols); break;
+    case 2: transpose(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), count, rows, cols); break;
+    case 4: transpose(static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out), count, rows, cols); break;
+    default: transpose(static_cast<const uint64_t*>(in), static_cast<uint64_t*>(out), count, rows, cols); break;
+  }
+}
+
+void channels_last_to_first(const void* y_last, void* y, int64_t positions, int64_t channels, int bytes) {
+  transpose_matrices(y_last, y, 1, positions, channels, size_t(bytes));
+}
+
+void channels_first_to_last(const int8_t* x, int8_t* x_last, int64_t positions, int64_t channels) {
+  transpose_matrices(x, x_last, 1, channels, positions, 1);
+}
+
+}  // namespace q8
