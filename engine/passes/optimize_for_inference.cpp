@@ -7,6 +7,7 @@
 
 #include "engine/ir/clip_bounds.h"
 #include "engine/ir/graph_index.h"
+#include "engine/ops/op.h"
 
 namespace q8 {
 
@@ -94,12 +95,34 @@ int eliminate_identities(Graph& g) {
   return removed;
 }
 
+// Constant nodes become initializers (ONNX Runtime does so when it loads a graph): their values
+// computed once, not by a node each run, and seen by the fusions as the constants they are. One
+// whose output is a graph output stays; none is moved in a graph with subgraphs (as above).
+int constants_to_initializers(Graph& g) {
+  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.has_subgraphs(); })) return 0;
+  std::set<std::string> outputs;
+  for (const ValueInfo& v : g.outputs) outputs.insert(v.name);
+  const OpContext ctx{g.opset(), {}};
+  std::vector<Node> kept;
+  for (Node& n : g.nodes) {
+    if (is(n, "Constant") && n.inputs.empty() && !n.outputs[0].empty() && !outputs.count(n.outputs[0])) {
+      g.initializers[n.outputs[0]] = find_op("Constant")->create(n, ctx)->run({}).at(0);
+      continue;
+    }
+    kept.push_back(std::move(n));
+  }
+  const int moved = int(g.nodes.size() - kept.size());
+  g.nodes = std::move(kept);
+  return moved;
+}
+
 }  // namespace
 
 std::string InferenceOptimization::summary() const {
   if (int8_graph && layout_pass) return "graph optimization: " + layout.summary() + " (the INT8 engine's, for the CPU INT8 backend)";
   if (int8_graph) return "graph optimization: none (the graph holds the INT8 engine's fused ops)";
-  return "graph optimization: " + (identities ? std::to_string(identities) + " Identity removed, " : std::string()) +
+  return "graph optimization: " + (constants ? std::to_string(constants) + " Constant to initializers, " : std::string()) +
+         (identities ? std::to_string(identities) + " Identity removed, " : std::string()) +
          std::to_string(fold.folded.size()) + " BatchNormalization folded, " + std::to_string(fused_convs) +
          " Conv fused with Add/activation (FusedConv)" + (layout_pass ? ", " + layout.summary() : std::string());
 }
@@ -119,6 +142,7 @@ InferenceOptimization optimize_for_inference(Graph& g, GraphOptimizationLevel le
     if (result.layout_pass) result.layout = assign_channels_last(g);
     return result;
   }
+  result.constants = constants_to_initializers(g);
   result.identities = eliminate_identities(g);
   result.fold = fold_batch_norm(g);
   size_t i = 0;

@@ -1,9 +1,10 @@
 // optimize_for_inference: the rewrites ONNX Runtime makes before it runs a model, for q8 run and
 // q8 bench (never for calibration, which observes every tensor of the model as written):
-// BatchNormalization folded into the Conv, ConvTranspose, Gemm or MatMul before it
-// (fold_batch_norm), then Conv [→ Add(·, Z)] [→ Relu | Clip] fused into one com.microsoft
-// FusedConv, whose epilogue oneDNN runs inside the convolution (engine/ops/conv.cpp) ("extended",
-// as ONNX Runtime's level); then at level "all" the layout pass (engine/passes/channels_last_layout.h).
+// Constant nodes made initializers and Identity nodes removed, BatchNormalization folded into the
+// Conv, ConvTranspose, Gemm or MatMul before it (fold_batch_norm), then Conv [→ Add(·, Z)]
+// [→ Relu | Clip] fused into one com.microsoft FusedConv, whose epilogue oneDNN runs inside the
+// convolution (engine/ops/conv.cpp) ("extended", as ONNX Runtime's level); then at level "all" the
+// layout pass (engine/passes/channels_last_layout.h).
 #pragma once
 
 #include <optional>
@@ -18,6 +19,7 @@ namespace q8 {
 enum class GraphOptimizationLevel { Extended, All };
 
 struct InferenceOptimization {
+  int constants = 0;   // Constant nodes made initializers
   int identities = 0;  // Identity nodes removed
   FoldReport fold;
   int fused_convs = 0;
@@ -25,7 +27,7 @@ struct InferenceOptimization {
   LayoutReport layout;
   bool int8_graph = false;  // a graph of the INT8 engine: only the layout pass, for the CPU INT8 backend
 
-  // "graph optimization: [47 Identity removed, ]4 BatchNormalization folded, 3 Conv fused with Add/activation (FusedConv),
+  // "graph optimization: [70 Constant to initializers, ][47 Identity removed, ]4 BatchNormalization folded, 3 Conv fused with Add/activation (FusedConv),
   // 12 nodes channels-last, 2 Transpose"
   std::string summary() const;
 };
