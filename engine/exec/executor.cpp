@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/ir/graph_index.h"
+#include "engine/ops/traits.h"
 #include "engine/ops/value_types.h"
 
 namespace q8 {
@@ -169,6 +170,12 @@ Executor::Executor(Graph graph, const BackendList& backends) : graph_(std::move(
   }
   reshaped_for_.resize(graph_.nodes.size());
   reshaped_.resize(graph_.nodes.size());
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    const Node& n = graph_.nodes[i];
+    const OpTraits* traits = find_traits(n);
+    view_of_input_.push_back(traits && traits->view && backends_[i]->memory() == kHostMemory && !n.inputs.empty() && !n.inputs[0].empty() &&
+                             !n.outputs.empty() && !n.outputs[0].empty() && !index.is_graph_output(n.outputs[0]));
+  }
   // Free each intermediate after the last node that reads it (graph outputs are kept).
   frees_after_.resize(graph_.nodes.size());
   for (size_t i = 0; i < graph_.nodes.size(); ++i)
@@ -241,6 +248,11 @@ const Tensor& Executor::input_on(std::map<std::string, Value>& values, const std
   return copies_of_[key] = std::move(host);
 }
 
+bool Executor::plans_view(size_t node) const {
+  const std::vector<std::optional<TensorDesc>>& outs = reshaped_[node].outputs;
+  return view_of_input_[node] && !(!outs.empty() && outs[0]);  // an output the executor allocates is no view
+}
+
 std::vector<Tensor> Executor::allocate_outputs(size_t node, bool use_arena) {
   std::vector<Tensor> out(graph_.nodes[node].outputs.size());
   const Reshaped& r = reshaped_[node];
@@ -263,7 +275,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
   bool shapes_moved = false;  // a node's input shapes changed under the arena: plan again next run
   std::map<std::string, size_t> traced;  // value → its entry in memory_.values
   std::vector<std::vector<int64_t>> owned(graph_.nodes.size());  // per node, per output: executor-owned bytes, or -1
-  if (tracing) memory_ = {};
+  if (tracing) memory_ = {}, planned_views_.assign(graph_.nodes.size(), false);
 
   std::map<std::string, Value> values;
   for (const auto& [name, t] : graph_.initializers) values[name] = {t, nullptr};
@@ -311,9 +323,12 @@ TensorMap Executor::run(const TensorMap& inputs) {
     const bool on_host = backend.memory() == kHostMemory;
     for (size_t k = 0; k < outputs.size(); ++k) {
       const bool executor_owned = on_host && k < reshaped_[i].outputs.size() && reshaped_[i].outputs[k];
-      // An op that allocates its own outputs may return a view of its input (Reshape): one that
+      // An op that allocates its own outputs may return a view of its input (Reshape): one the
+      // memory plan keeps its input's buffer for (plans_view) is used as it is; any other that
       // lies in the arena is copied out, since the arena's bytes are reused.
-      if (!executor_owned && arena_ && outputs[k].lies_in(arena_->bytes.raw(), arena_->bytes.nbytes())) outputs[k] = outputs[k].clone();
+      const bool planned_view = k == 0 && i < planned_views_.size() && planned_views_[i];
+      if (!executor_owned && !planned_view && arena_ && outputs[k].lies_in(arena_->bytes.raw(), arena_->bytes.nbytes()))
+        outputs[k] = outputs[k].clone();
       owned[i].push_back(executor_owned ? int64_t(outputs[k].nbytes()) : -1);
     }
     live_values_ = values.size() - graph_.initializers.size() + outputs.size();
@@ -327,8 +342,14 @@ TensorMap Executor::run(const TensorMap& inputs) {
     for (size_t k = 0; k < node.outputs.size() && k < outputs.size(); ++k) {
       if (node.outputs[k].empty()) continue;
       if (tracing) {
-        traced[node.outputs[k]] = memory_.values.size();
-        memory_.values.push_back({node.outputs[k], int64_t(outputs[k].nbytes()), int(i), int(i)});
+        const auto source = k == 0 && plans_view(i) ? traced.find(node.inputs[0]) : traced.end();
+        if (source != traced.end()) {
+          traced[node.outputs[k]] = source->second;  // the view's readers keep its input's buffer
+          planned_views_[i] = true;
+        } else {
+          traced[node.outputs[k]] = memory_.values.size();
+          memory_.values.push_back({node.outputs[k], int64_t(outputs[k].nbytes()), int(i), int(i)});
+        }
       }
       values[node.outputs[k]] = {std::move(outputs[k]), on_host ? nullptr : &backend};
     }

@@ -143,6 +143,15 @@ class Executor {
   std::vector<std::optional<std::vector<TensorDesc>>> reshaped_for_;  // per node: the input shapes of its last reshape
   std::vector<Reshaped> reshaped_;
   std::vector<std::vector<std::string>> frees_after_;  // per node: values read last by it
+  // Per node: its output 0 may be a view of input 0 (the op's traits say `view`, a host backend
+  // runs it, the output is no graph output). The memory plan then keeps input 0's buffer for the
+  // view's readers too, so a view into the arena is used as it is rather than copied out.
+  std::vector<bool> view_of_input_;
+  bool plans_view(size_t node) const;
+  // Per node: the memory plan in use keeps its view's input buffer alive for the view's readers
+  // (set by the run that traced the plan, or by trace_sizes for a plan file's). A view into the
+  // arena that no plan covered is copied out.
+  std::vector<bool> planned_views_;
   std::vector<std::byte> workspace_;
   std::optional<Arena> arena_;
   std::map<std::pair<std::string, std::string>, Tensor> copies_of_;  // (value, memory) → its copy there

@@ -47,6 +47,7 @@ SizeTrace Executor::trace_sizes(const std::vector<TensorDesc>& input_descs) {
 
   SizeTrace trace;
   std::map<std::string, size_t> entry;  // value → its entry in trace.values
+  planned_views_.assign(graph_.nodes.size(), false);
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const Node& node = graph_.nodes[i];
     PreparedNode& prepared = *prepared_[i];
@@ -115,6 +116,12 @@ SizeTrace Executor::trace_sizes(const std::vector<TensorDesc>& input_descs) {
         continue;
       }
       descs[name] = *out[k];
+      const auto source = k == 0 && plans_view(i) ? entry.find(node.inputs[0]) : entry.end();
+      if (source != entry.end()) {
+        entry[name] = source->second;  // a view: its readers keep its input's buffer, as a traced run plans it
+        planned_views_[i] = true;
+        continue;
+      }
       entry[name] = trace.values.size();
       trace.values.push_back({name, int64_t(numel(out[k]->dims) * int64_t(dtype_size(out[k]->dtype))), int(i), int(i)});
     }

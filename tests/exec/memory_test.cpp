@@ -1,7 +1,8 @@
 // Executor-owned buffers: the first run at a set of input shapes traces every value's size and
 // lifetime, later runs place sized outputs in one arena planned from it. Results must not change
-// between the traced run, arena runs, and runs after the batch changes, including when an op that
-// allocates its own output returns a view of an arena buffer whose bytes are reused.
+// between the traced run, arena runs, and runs after the batch changes. A view op's output
+// (Reshape's) is its input's bytes: the plan keeps them for the view's readers, and a view that
+// is a graph output is copied out of the arena.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,8 +29,8 @@ void add_qgemm(Graph& g, const std::string& name, const std::string& x, const st
   g.nodes.push_back(make_node(kInt8Domain, "QGemm", name, {x, name + "_w", name + "_b", name + "_m"}, {y}));
 }
 
-// y1 = QGemm(x); r = Reshape(y1) (a view of y1); y2 = QGemm(x), which the arena puts on y1's
-// bytes since y1 is dead after the Reshape; z = QAdd(r, y2).
+// y1 = QGemm(x); r = Reshape(y1) (a view of y1); y2 = QGemm(x), which the arena must not put on
+// y1's bytes, since the QAdd reads them through r; z = QAdd(r, y2).
 Graph aliasing_graph() {
   Graph g;
   g.opsets = {{"", 13}, {kInt8Domain, 1}};
@@ -70,13 +71,30 @@ TEST(ExecutorMemory, LivenessLetsDeadValuesShareBytes) {
   Executor exec(aliasing_graph(), backends());
   exec.run({{"x", input(16, 1)}});
   const MemoryReport& m = exec.memory();
-  ASSERT_EQ(m.values.size(), 4u);  // y1, r, y2, z
+  ASSERT_EQ(m.values.size(), 3u);  // y1 (r is its bytes), y2, z
   EXPECT_EQ(m.values[0].value, "y1");
-  EXPECT_EQ(m.values[0].last, 1);            // read last by the Reshape
-  EXPECT_EQ(m.values[3].last, 4);            // a graph output lives to the end
-  EXPECT_EQ(m.owned_bytes, 2 * 64);          // y1 and y2 (16 × 4 int8 each); z is returned, r allocated by Reshape
-  EXPECT_EQ(m.arena.arena_bytes, 64);        // y2 reuses y1's bytes
-  EXPECT_EQ(m.arena.offsets, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(m.values[0].last, 3);            // read last through r, by the QAdd
+  EXPECT_EQ(m.values[2].last, 4);            // a graph output lives to the end
+  EXPECT_EQ(m.owned_bytes, 2 * 64);          // y1 and y2 (16 × 4 int8 each); z is returned
+  EXPECT_EQ(m.arena.arena_bytes, 128);       // both live at the QAdd
+  EXPECT_EQ(m.arena.offsets, (std::vector<int64_t>{0, 64}));
+}
+
+// y1 = QGemm(x); r = Reshape(y1), a graph output; y2 = QGemm(x) on y1's bytes (dead after the
+// Reshape); z = QAdd(y2, y2). r, a view into the arena, must be copied out before y2 overwrites it.
+TEST(ExecutorMemory, AViewThatIsAGraphOutputIsCopiedOutOfTheArena) {
+  Graph g = aliasing_graph();
+  g.nodes.back().inputs = {"y2", "y2"};
+  g.outputs.push_back({"r", DType::Int8, std::nullopt});
+  Executor exec(g, backends());
+  exec.run({{"x", input(4, 1)}});
+  EXPECT_EQ(exec.memory().arena.arena_bytes, 64);  // y2 reuses y1's bytes
+  for (int seed : {2, 3}) {
+    const Tensor x = input(4, seed);
+    const TensorMap got = exec.run({{"x", x}}), fresh = Executor(g, backends()).run({{"x", x}});
+    EXPECT_EQ(values(got.at("r")), values(fresh.at("r"))) << "seed " << seed;
+    EXPECT_EQ(values(got.at("z")), values(fresh.at("z"))) << "seed " << seed;
+  }
 }
 
 TEST(ExecutorMemory, ReturnedOutputsAreNotOverwrittenByLaterRuns) {
