@@ -45,14 +45,15 @@ void transpose_4x4(const uint32_t* in, int64_t is, uint32_t* out, int64_t os) {
 
 // Whole blocks through the block kernel (a block side of 8 for bytes, 4 for 4-byte values, none
 // otherwise), the rest one by one; 32 × 32 tiles of every matrix, at least 16 of them a task (a
-// small matrix is not worth a team's barrier).
-template <typename T>
-void transpose(const T* in_all, T* out_all, int64_t count, int64_t rows, int64_t cols) {
+// small matrix is not worth a team's barrier). Matrix m is read from in_of(m), rows `stride`
+// values apart, and written densely at out_all + m · rows · cols.
+template <typename T, typename InOf>
+void transpose(InOf in_of, int64_t stride, T* out_all, int64_t count, int64_t rows, int64_t cols) {
   constexpr int64_t block = sizeof(T) == 1 ? 8 : sizeof(T) == 4 ? 4 : 0;
   const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile, tiles = row_tiles * col_tiles;
   parallel_for(count * tiles, 16, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
-      const T* in = in_all + t / tiles * rows * cols;
+      const T* in = in_of(t / tiles);
       T* out = out_all + t / tiles * rows * cols;
       const int64_t tile = t % tiles;
       const int64_t r0 = tile / col_tiles * kTile, c0 = tile % col_tiles * kTile;
@@ -62,14 +63,25 @@ void transpose(const T* in_all, T* out_all, int64_t count, int64_t rows, int64_t
         rb = r0 + (r1 - r0) / block * block, cb = c0 + (c1 - c0) / block * block;
         for (int64_t r = r0; r < rb; r += block)
           for (int64_t c = c0; c < cb; c += block) {
-            if constexpr (block == 8) transpose_8x8(in + r * cols + c, cols, out + c * rows + r, rows);
-            else transpose_4x4(in + r * cols + c, cols, out + c * rows + r, rows);
+            if constexpr (block == 8) transpose_8x8(in + r * stride + c, stride, out + c * rows + r, rows);
+            else transpose_4x4(in + r * stride + c, stride, out + c * rows + r, rows);
           }
       }
       for (int64_t c = c0; c < c1; ++c)
-        for (int64_t r = (c < cb ? rb : r0); r < r1; ++r) out[c * rows + r] = in[r * cols + c];
+        for (int64_t r = (c < cb ? rb : r0); r < r1; ++r) out[c * rows + r] = in[r * stride + c];
     }
   });
+}
+
+// The element width's stand-in type T for f<T>().
+template <typename F>
+void by_width(size_t bytes, F f) {
+  switch (bytes) {
+    case 1: f(uint8_t{}); break;
+    case 2: f(uint16_t{}); break;
+    case 4: f(uint32_t{}); break;
+    default: f(uint64_t{}); break;
+  }
 }
 
 }  // namespace
@@ -79,12 +91,20 @@ void transpose_matrices(const void* in, void* out, int64_t count, int64_t rows, 
     std::memcpy(out, in, size_t(count * rows * cols) * bytes);
     return;
   }
-  switch (bytes) {
-    case 1: transpose(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count, rows, cols); break;
-    case 2: transpose(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), count, rows, cols); break;
-    case 4: transpose(static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out), count, rows, cols); break;
-    default: transpose(static_cast<const uint64_t*>(in), static_cast<uint64_t*>(out), count, rows, cols); break;
-  }
+  by_width(bytes, [&](auto zero) {
+    using T = decltype(zero);
+    const T* base = static_cast<const T*>(in);
+    transpose([&](int64_t m) { return base + m * rows * cols; }, cols, static_cast<T*>(out), count, rows, cols);
+  });
+}
+
+void transpose_strided_matrices(const void* in, const std::vector<int64_t>& offsets, int64_t stride, void* out, int64_t rows, int64_t cols,
+                                size_t bytes) {
+  by_width(bytes, [&](auto zero) {
+    using T = decltype(zero);
+    const T* base = static_cast<const T*>(in);
+    transpose([&](int64_t m) { return base + offsets[size_t(m)]; }, stride, static_cast<T*>(out), int64_t(offsets.size()), rows, cols);
+  });
 }
 
 void channels_last_to_first(const void* y_last, void* y, int64_t positions, int64_t channels, int bytes) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/cpu/transpose.h"
 #include "engine/ops/channels_last.h"
 #include "engine/ops/op.h"
 #include "engine/ops/strided_copy.h"
@@ -44,6 +45,22 @@ class Transpose final : public Op {
       if (normalized == into_first) return {to_channels_first(x)};
     }
     Tensor y(x.dtype(), out_dims);
+    const size_t r = x.rank();
+    if (r >= 2 && strides[r - 2] == 1 && strides[r - 1] != 1 && out_dims[r - 2] * out_dims[r - 1] >= 16) {
+      // The input's last axis becomes the output's last but one (attention's K → Kᵀ, [B, S, H, D]
+      // → [B, H, D, S]): each output matrix [A, B] is a transposed [B, A] block of the input with
+      // rows strides[r − 1] apart, moved in tiles rather than one strided value at a time.
+      std::vector<int64_t> offsets(1, 0);
+      for (size_t d = 0; d + 2 < r; ++d) {
+        std::vector<int64_t> next;
+        next.reserve(offsets.size() * size_t(out_dims[d]));
+        for (int64_t base : offsets)
+          for (int64_t i = 0; i < out_dims[d]; ++i) next.push_back(base + i * strides[d]);
+        offsets = std::move(next);
+      }
+      transpose_strided_matrices(x.raw(), offsets, strides[r - 1], y.raw(), out_dims[r - 1], out_dims[r - 2], dtype_size(x.dtype()));
+      return {std::move(y)};
+    }
     gather_strided(x, 0, strides, y);
     return {std::move(y)};
   }
