@@ -22,19 +22,14 @@ class DequantizeLinear final : public Op {
           "DequantizeLinear: x must be int8, uint8 or int32, got " + std::string(dtype_name(x.dtype())));
     if (zp) check(zp->dtype() == x.dtype(), "DequantizeLinear: zero point type differs from x");
     const QuantLayout l = quant_layout(x, scale, zp, axis_, "DequantizeLinear");
-    Tensor y(DType::Float32, x.dims());
+    Tensor y = Tensor::uninitialized(DType::Float32, x.dims());
     visit_numeric(x.dtype(), [&]<typename T>() {
       const T* px = x.data<T>();
       const float* ps = scale.data<float>();
       float* py = y.data<float>();
-      // Rows of `inner` values with one (scale, zero point) each, in parallel.
-      parallel_for(l.outer * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.inner, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t row = r0; row < r1; ++row) {
-          const int64_t c = row % l.channels;
-          const int32_t z = zp ? int32_t(zp->data<T>()[c]) : 0;
-          const int64_t base = row * l.inner;
-          for (int64_t i = 0; i < l.inner; ++i) py[base + i] = float(int32_t(px[base + i]) - z) * ps[c];
-        }
+      for_each_channel_span(l, [&](int64_t c, int64_t b, int64_t e) {
+        const int32_t z = zp ? int32_t(zp->data<T>()[c]) : 0;
+        for (int64_t i = b; i < e; ++i) py[i] = float(int32_t(px[i]) - z) * ps[c];
       });
     });
     return {std::move(y)};

@@ -27,26 +27,21 @@ class QuantizeLinear final : public Op {
     const DType out_type = zp ? zp->dtype() : DType::Uint8;
     check(out_type == DType::Int8 || out_type == DType::Uint8, "QuantizeLinear: zero point must be int8 or uint8");
     const QuantLayout l = quant_layout(x, scale, zp, axis_, "QuantizeLinear");
-    Tensor y(out_type, x.dims());
+    Tensor y = Tensor::uninitialized(out_type, x.dims());
     visit_numeric(out_type, [&]<typename T>() {
       const float* px = x.data<float>();
       const float* ps = scale.data<float>();
       T* py = y.data<T>();
-      // Rows of `inner` values with one (scale, zero point) each, in parallel.
-      parallel_for(l.outer * l.channels, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.inner, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t row = r0; row < r1; ++row) {
-          const int64_t c = row % l.channels;
-          const float s = ps[c];
-          const float z = zp ? float(zp->data<T>()[c]) : 0.0f;
-          const int64_t base = row * l.inner;
-          if constexpr (std::is_same_v<T, int8_t>) {
-            quantize_int8_range(px + base, py + base, l.inner, s, z);
-            continue;
-          }
-          for (int64_t i = 0; i < l.inner; ++i) {
-            const float q = round_half_even(px[base + i] / s) + z;
-            py[base + i] = T(std::clamp(q, float(std::numeric_limits<T>::min()), float(std::numeric_limits<T>::max())));
-          }
+      for_each_channel_span(l, [&](int64_t c, int64_t b, int64_t e) {
+        const float s = ps[c];
+        const float z = zp ? float(zp->data<T>()[c]) : 0.0f;
+        if constexpr (std::is_same_v<T, int8_t>) {
+          quantize_int8_range(px + b, py + b, e - b, s, z);
+          return;
+        }
+        for (int64_t i = b; i < e; ++i) {
+          const float q = round_half_even(px[i] / s) + z;
+          py[i] = T(std::clamp(q, float(std::numeric_limits<T>::min()), float(std::numeric_limits<T>::max())));
         }
       });
     });

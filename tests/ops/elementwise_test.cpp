@@ -1,6 +1,7 @@
 // Elementwise ops whose formulas the ONNX test data does not cover (Gelu, opset-dependent forms).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tests/ops/op_harness.h"
@@ -68,6 +69,36 @@ TEST(DequantizeLinear, PerAxis) {
   const Tensor y = run_op(node("DequantizeLinear"), {&x, &s, &zp}, 13)[0];
   const std::vector<float> want{0.5f, 1.0f, 8.0f, -2.0f, -6.0f, -10.0f};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(y.data<float>()[i], want[size_t(i)]) << i;
+}
+
+// Large enough that the spans split between threads (per tensor: one row of every value; per
+// axis: rows of 70001 values, so spans end mid-row), int8 and uint8, against the formulas
+// y = clamp(rne(x / s) + z) and x' = (y − z) · s written here.
+TEST(QuantizeLinear, SpansBetweenThreadsGiveTheFormulaEverywhere) {
+  for (const bool per_axis : {false, true}) {
+    const Dims dims = per_axis ? Dims{2, 3, 70001} : Dims{5, 90001};
+    const Tensor x = random_tensor(dims, 31, -40.0f, 40.0f);
+    const Tensor s = per_axis ? Tensor::from_vector<float>({3}, {0.25f, 0.1f, 0.3f}) : Tensor::scalar<float>(0.2f);
+    const Tensor z8 = per_axis ? Tensor::from_vector<int8_t>({3}, {0, 5, -7}) : Tensor::scalar<int8_t>(3);
+    const Tensor zu = per_axis ? Tensor::from_vector<uint8_t>({3}, {128, 0, 200}) : Tensor::scalar<uint8_t>(128);
+    Node q = node("QuantizeLinear"), d = node("DequantizeLinear");
+    const int64_t inner = per_axis ? 70001 : x.numel(), channels = per_axis ? 3 : 1;
+    for (const Tensor* zp : {&z8, &zu}) {
+      const Tensor y = run_op(q, {&x, &s, zp}, 13)[0];
+      const Tensor back = run_op(d, {&y, &s, zp}, 13)[0];
+      const bool is_int8 = zp->dtype() == DType::Int8;
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const int64_t c = (i / inner) % channels;
+        const float scale = s.data<float>()[c];
+        const int32_t z = is_int8 ? zp->data<int8_t>()[c] : zp->data<uint8_t>()[c];
+        const float lo = is_int8 ? -128.0f : 0.0f, hi = is_int8 ? 127.0f : 255.0f;
+        const int32_t want = int32_t(std::clamp(std::nearbyint(x.data<float>()[i] / scale) + float(z), lo, hi));
+        const int32_t got = is_int8 ? y.data<int8_t>()[i] : y.data<uint8_t>()[i];
+        ASSERT_EQ(got, want) << (per_axis ? "per axis" : "per tensor") << ", element " << i;
+        ASSERT_EQ(back.data<float>()[i], float(got - z) * scale) << "element " << i;
+      }
+    }
+  }
 }
 
 }  // namespace
