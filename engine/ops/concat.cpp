@@ -1,7 +1,10 @@
 // Concat: joins inputs along axis (required; negative allowed from opset 11).
+#include <algorithm>
 #include <cstring>
 
 #include "engine/ops/concat.h"
+
+#include "engine/cpu/parallel.h"
 
 namespace q8 {
 
@@ -40,17 +43,24 @@ class Concat final : public Op {
     for (size_t k = 0; k < in.size(); ++k) required_input(in, k, "Concat", "inputs");
     const Dims out_dims = concat_output(describe(in), axis_).dims;
     const size_t axis = size_t(normalize_axis(axis_, int64_t(first.rank()), "Concat"));
-    Tensor y(first.dtype(), out_dims);
+    Tensor y = Tensor::uninitialized(first.dtype(), out_dims);
     const int64_t outer = concat_rows(out_dims, axis).outer;
-    const size_t elem = dtype_size(first.dtype());
-    const size_t out_row = size_t(numel(out_dims) / std::max<int64_t>(outer, 1)) * elem;
-    size_t col = 0;
-    for (const Tensor* t : in) {
-      const size_t row = outer ? t->nbytes() / size_t(outer) : 0;
-      for (int64_t o = 0; o < outer; ++o)
-        copy_bytes(y.raw() + size_t(o) * out_row + col, t->raw() + size_t(o) * row, row);
-      col += row;
-    }
+    if (outer == 0 || y.nbytes() == 0) return {std::move(y)};
+    // An output row is each input's row in turn; starts[k] is input k's place in it.
+    const int64_t out_row = int64_t(y.nbytes()) / outer;
+    std::vector<int64_t> starts(1, 0);
+    for (const Tensor* t : in) starts.push_back(starts.back() + int64_t(t->nbytes()) / outer);
+    // Output bytes split between the threads (64 KB a task at least), each piece copied from the
+    // input whose row holds it.
+    parallel_for(int64_t(y.nbytes()), 65536, [&](int64_t b, int64_t e) {
+      while (b < e) {
+        const int64_t o = b / out_row, at = b % out_row;
+        const size_t k = size_t(std::upper_bound(starts.begin(), starts.end(), at) - starts.begin()) - 1;
+        const int64_t row = starts[k + 1] - starts[k], from = at - starts[k], n = std::min(e - b, row - from);
+        copy_bytes(y.raw() + b, in[k]->raw() + o * row + from, size_t(n));
+        b += n;
+      }
+    });
     return {std::move(y)};
   }
 
