@@ -21,6 +21,11 @@ namespace {
 
 // A band's int32 sums: about 128 KB, inside every x86 core's L2.
 constexpr int64_t kBandAccBytes = 128 * 1024;
+// Bands pay where the sums' round trip through memory outweighs the products: at most this many
+// products an output (C/g · k_h · k_w), and at least kBandPositions positions a band, so a band's
+// primitive still has the rows to amortize its weights over.
+constexpr int64_t kBandProducts = 256;
+constexpr int64_t kBandPositions = 128;
 
 }  // namespace
 
@@ -28,10 +33,12 @@ std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shap
   if (shape.transposed || shape.in_spatial.size() != 2) return {};
   const int64_t oh = shape.out_spatial[0], ow = shape.out_spatial[1], h = shape.in_spatial[0];
   const int64_t row_bytes = ow * shape.channels_out * int64_t(sizeof(int32_t));
-  if (oh < 2 || oh * row_bytes <= kBandAccBytes) return {};
+  const int64_t products = shape.channels_in / shape.group * numel(shape.kernel);
+  if (oh < 2 || oh * row_bytes <= kBandAccBytes || products > kBandProducts) return {};
   // Rows a band: as many as fit kBandAccBytes, and few enough that every thread has a band.
   const int64_t threads = compute_threads();
   const int64_t rows = std::max<int64_t>(1, std::min(kBandAccBytes / row_bytes, (oh + threads - 1) / threads));
+  if (rows * ow < kBandPositions) return {};
   const int64_t s = shape.strides[0], span = (shape.kernel[0] - 1) * shape.dilations[0] + 1, top = shape.pad_begin[0];
   std::vector<ConvBand> bands;
   for (int64_t o0 = 0; o0 < oh; o0 += rows) {
