@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/cpu/parallel.h"
+#include "engine/ir/dtype.h"
 
 namespace q8 {
 
@@ -73,17 +74,6 @@ void transpose(InOf in_of, int64_t stride, T* out_all, int64_t count, int64_t ro
   });
 }
 
-// The element width's stand-in type T for f<T>().
-template <typename F>
-void by_width(size_t bytes, F f) {
-  switch (bytes) {
-    case 1: f(uint8_t{}); break;
-    case 2: f(uint16_t{}); break;
-    case 4: f(uint32_t{}); break;
-    default: f(uint64_t{}); break;
-  }
-}
-
 }  // namespace
 
 void transpose_matrices(const void* in, void* out, int64_t count, int64_t rows, int64_t cols, size_t bytes) {
@@ -91,8 +81,7 @@ void transpose_matrices(const void* in, void* out, int64_t count, int64_t rows, 
     std::memcpy(out, in, size_t(count * rows * cols) * bytes);
     return;
   }
-  by_width(bytes, [&](auto zero) {
-    using T = decltype(zero);
+  visit_width(bytes, [&]<typename T>() {
     const T* base = static_cast<const T*>(in);
     transpose([&](int64_t m) { return base + m * rows * cols; }, cols, static_cast<T*>(out), count, rows, cols);
   });
@@ -100,8 +89,7 @@ void transpose_matrices(const void* in, void* out, int64_t count, int64_t rows, 
 
 void transpose_strided_matrices(const void* in, const std::vector<int64_t>& offsets, int64_t stride, void* out, int64_t rows, int64_t cols,
                                 size_t bytes) {
-  by_width(bytes, [&](auto zero) {
-    using T = decltype(zero);
+  visit_width(bytes, [&]<typename T>() {
     const T* base = static_cast<const T*>(in);
     transpose([&](int64_t m) { return base + offsets[size_t(m)]; }, stride, static_cast<T*>(out), int64_t(offsets.size()), rows, cols);
   });

@@ -65,4 +65,16 @@ decltype(auto) visit_numeric(DType dtype, Fn&& fn) {
   }
 }
 
+// fn<T>() with T an unsigned integer of `bytes` (1, 2, 4, else 8): a stand-in for any element
+// type of that width, for code that only moves values (copies, transposes, nearest picks).
+template <typename Fn>
+decltype(auto) visit_width(size_t bytes, Fn&& fn) {
+  switch (bytes) {
+    case 1: return fn.template operator()<uint8_t>();
+    case 2: return fn.template operator()<uint16_t>();
+    case 4: return fn.template operator()<uint32_t>();
+    default: return fn.template operator()<uint64_t>();
+  }
+}
+
 }  // namespace q8

@@ -117,12 +117,7 @@ Tensor interpolate_last_two(const Tensor& x, const Dims& out_dims, const std::ve
   const AxisTaps &th = taps[rank - 2], &tw = taps[rank - 1];
   Tensor y = Tensor::uninitialized(x.dtype(), out_dims);
   if (!linear) {
-    switch (dtype_size(x.dtype())) {
-      case 1: nearest_last_two<uint8_t>(x, y, th, tw); break;
-      case 2: nearest_last_two<uint16_t>(x, y, th, tw); break;
-      case 4: nearest_last_two<uint32_t>(x, y, th, tw); break;
-      default: nearest_last_two<uint64_t>(x, y, th, tw); break;
-    }
+    visit_width(dtype_size(x.dtype()), [&]<typename T>() { nearest_last_two<T>(x, y, th, tw); });
     return y;
   }
   const int64_t h = x.dim(rank - 2), w = x.dim(rank - 1), oh = out_dims[rank - 2], ow = out_dims[rank - 1];

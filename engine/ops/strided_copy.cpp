@@ -42,12 +42,9 @@ void gather_strided(const Tensor& src, int64_t offset, const std::vector<int64_t
   Dims dims = dst.dims();
   std::vector<int64_t> strides = src_strides;
   if (dims.empty()) dims = {1}, strides = {1};
-  switch (dtype_size(src.dtype())) {
-    case 1: copy_rows(reinterpret_cast<const uint8_t*>(src.raw()), offset, strides, dims, reinterpret_cast<uint8_t*>(dst.raw())); break;
-    case 2: copy_rows(reinterpret_cast<const uint16_t*>(src.raw()), offset, strides, dims, reinterpret_cast<uint16_t*>(dst.raw())); break;
-    case 4: copy_rows(reinterpret_cast<const uint32_t*>(src.raw()), offset, strides, dims, reinterpret_cast<uint32_t*>(dst.raw())); break;
-    default: copy_rows(reinterpret_cast<const uint64_t*>(src.raw()), offset, strides, dims, reinterpret_cast<uint64_t*>(dst.raw())); break;
-  }
+  visit_width(dtype_size(src.dtype()), [&]<typename T>() {
+    copy_rows(reinterpret_cast<const T*>(src.raw()), offset, strides, dims, reinterpret_cast<T*>(dst.raw()));
+  });
 }
 
 }  // namespace q8
