@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/cpu/gemm_tile.h"
@@ -54,6 +55,30 @@ constexpr int64_t kRowsPerTask = 8 * kGemmRows;
 // K is walked in stretches of this many: a stretch of a panel (32 KiB) stays in cache while every
 // row tile of a task runs over it.
 constexpr int64_t kDepthPerStretch = 256;
+// Rows of A a block holds at most, by bytes: a block of A stays in L2 while every panel of B
+// passes over it (docs/cpu.md, "Task order").
+constexpr int64_t kBlockBytesOfA = int64_t(1) << 20;
+
+// The order of the GEMM's tasks (a panel of B by kRowsPerTask rows of A): A in row blocks that fit
+// L2; within a block, panel by panel, each panel over every row task of the block. B passes from
+// memory once per block, not once per row task; A's block is read from L2.
+struct TaskOrder {
+  int64_t panels, row_tasks, block_row_tasks;
+
+  TaskOrder(int64_t m, int64_t n, int64_t k)
+      : panels((n + kGemmCols - 1) / kGemmCols),
+        row_tasks((m + kRowsPerTask - 1) / kRowsPerTask),
+        block_row_tasks(std::max<int64_t>(1, kBlockBytesOfA / (kRowsPerTask * std::max<int64_t>(1, k) * int64_t(sizeof(float))))) {}
+
+  int64_t tasks() const { return panels * row_tasks; }
+
+  // Task t's panel and row task; t runs over [0, tasks()).
+  std::pair<int64_t, int64_t> operator()(int64_t t) const {
+    const int64_t block = t / (panels * block_row_tasks), first = block * block_row_tasks;
+    const int64_t in_block = std::min(block_row_tasks, row_tasks - first), u = t - first * panels;
+    return {u / in_block, first + u % in_block};
+  }
+};
 
 }  // namespace
 
@@ -126,13 +151,13 @@ void sgemm_packed(bool trans_a, int64_t m, float alpha, const float* a, int64_t 
   const GemmTileFn tile_fn = kernel().tile;
   const std::vector<float>& packed = b.panels;
   const int64_t a_rs = trans_a ? 1 : lda, a_cs = trans_a ? lda : 1;
-  const int64_t panels = (n + kGemmCols - 1) / kGemmCols, row_tasks = (m + kRowsPerTask - 1) / kRowsPerTask;
+  const TaskOrder order(m, n, k);
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, kRowsPerTask * kGemmCols * k));
   // Tasks split the output only; each element's sum is one chain of tile calls, k ascending (gemm.h).
-  parallel_for(panels * row_tasks, grain, [&](int64_t t0, int64_t t1) {
+  parallel_for(order.tasks(), grain, [&](int64_t t0, int64_t t1) {
     float acc[kRowsPerTask * kGemmCols];
     for (int64_t t = t0; t < t1; ++t) {
-      const int64_t p = t % panels, rt = t / panels;
+      const auto [p, rt] = order(t);
       const int64_t j0 = p * kGemmCols, cols = std::min<int64_t>(kGemmCols, n - j0);
       const float* panel = packed.data() + p * k * kGemmCols;
       const int64_t r_begin = rt * kRowsPerTask, r_end = std::min(m, r_begin + kRowsPerTask);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "engine/cpu/gemm.h"
@@ -80,6 +81,24 @@ TEST(Gemm, RowsDoNotDependOnTheShapeAround) {
       sgemm_packed(false, m, 1.0f, a.data(), k, packed, 0.0f, c_packed.data(), n);
       EXPECT_EQ(std::memcmp(c_packed.data(), c.data(), c.size() * sizeof(float)), 0) << "packed, k=" << k << " n=" << n;
     }
+  }
+}
+
+// Every element of C is the documented chain, when A spans several row blocks of the task order
+// (K = 600: 9 row tasks a block; K = 3000: one) and the last block is partial.
+TEST(Gemm, EveryElementIsTheChainAcrossRowBlocks) {
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{500, 100, 600}, {200, 65, 3000}}) {
+    const std::vector<float> a = random_values(size_t(m * k), 7), b = random_values(size_t(k * n), 8);
+    std::vector<float> c(size_t(m * n), -1.0f);
+    sgemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float want = 0.0f;
+        for (int64_t kk = 0; kk < k; ++kk) want = std::fma(a[size_t(i * k + kk)], b[size_t(kk * n + j)], want);
+        wrong += std::memcmp(&want, &c[size_t(i * n + j)], sizeof(float)) != 0;
+      }
+    EXPECT_EQ(wrong, 0) << m << " x " << n << " x " << k;
   }
 }
 
