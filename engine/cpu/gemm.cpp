@@ -32,6 +32,7 @@ namespace {
 struct Kernel {
   std::string_view isa;
   GemmTileFn tile;
+  int rows;  // the tile's MR
 };
 
 // The best tile the CPU runs, capped by Q8_MAX_CPU_ISA.
@@ -41,9 +42,9 @@ Kernel choose_kernel() {
   check(cap == "avx512" || cap == "avx2" || cap == "scalar",
         "Q8_MAX_CPU_ISA is '" + cap + "'; expected avx512, avx2 or scalar");
   __builtin_cpu_init();
-  if (cap == "avx512" && __builtin_cpu_supports("avx512f")) return {"avx512", gemm_tile_avx512};
-  if (cap != "scalar" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"avx2", gemm_tile_avx2};
-  return {"scalar", gemm_tile_scalar};
+  if (cap == "avx512" && __builtin_cpu_supports("avx512f")) return {"avx512", gemm_tile_avx512, kGemmRowsAvx512};
+  if (cap != "scalar" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"avx2", gemm_tile_avx2, kGemmRows};
+  return {"scalar", gemm_tile_scalar, kGemmRows};
 }
 
 const Kernel& kernel() {
@@ -51,7 +52,8 @@ const Kernel& kernel() {
   return k;
 }
 
-constexpr int64_t kRowsPerTask = 8 * kGemmRows;
+constexpr int64_t kRowsPerTask = 48;  // a multiple of every tile's MR
+static_assert(kRowsPerTask % kGemmRows == 0 && kRowsPerTask % kGemmRowsAvx512 == 0);
 // K is walked in stretches of this many: a stretch of a panel (32 KiB) stays in cache while every
 // row tile of a task runs over it.
 constexpr int64_t kDepthPerStretch = 256;
@@ -149,6 +151,7 @@ void sgemm_packed(bool trans_a, int64_t m, float alpha, const float* a, int64_t 
   const int64_t n = b.n, k = b.k;
   if (m <= 0 || n <= 0) return;
   const GemmTileFn tile_fn = kernel().tile;
+  const int64_t tile_rows = kernel().rows;
   const std::vector<float>& packed = b.panels;
   const int64_t a_rs = trans_a ? 1 : lda, a_cs = trans_a ? lda : 1;
   const TaskOrder order(m, n, k);
@@ -163,9 +166,9 @@ void sgemm_packed(bool trans_a, int64_t m, float alpha, const float* a, int64_t 
       const int64_t r_begin = rt * kRowsPerTask, r_end = std::min(m, r_begin + kRowsPerTask);
       for (int64_t k0 = 0; k0 == 0 || k0 < k; k0 += kDepthPerStretch) {
         const int64_t depth = std::min(kDepthPerStretch, k - k0);
-        for (int64_t r0 = r_begin; r0 < r_end; r0 += kGemmRows)
+        for (int64_t r0 = r_begin; r0 < r_end; r0 += tile_rows)
           tile_fn(a + r0 * a_rs + k0 * a_cs, a_rs, a_cs, panel + k0 * kGemmCols, depth,
-                  int(std::min<int64_t>(kGemmRows, r_end - r0)), acc + (r0 - r_begin) * kGemmCols, k0 > 0);
+                  int(std::min<int64_t>(tile_rows, r_end - r0)), acc + (r0 - r_begin) * kGemmCols, k0 > 0);
       }
       for (int64_t r = r_begin; r < r_end; ++r) {
         float* out = c + r * ldc + j0;

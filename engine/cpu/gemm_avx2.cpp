@@ -38,7 +38,7 @@ void tile_rows(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, i
 
 void gemm_tile_avx2(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
                     bool accumulate) {
-  with_tile_rows(rows, [&](auto r) { tile_rows<decltype(r)::value>(a, a_rs, a_cs, panel, k, tile, accumulate); });
+  with_tile_rows<kGemmRows>(rows, [&](auto r) { tile_rows<decltype(r)::value>(a, a_rs, a_cs, panel, k, tile, accumulate); });
 }
 
 }  // namespace q8

@@ -7,28 +7,25 @@
 
 namespace q8 {
 
-inline constexpr int kGemmRows = 6;     // MR: rows of A per tile
-inline constexpr int kGemmCols = 32;    // NR: columns of a packed B panel
+inline constexpr int kGemmRows = 6;         // MR of the AVX2 and scalar tiles: rows of A per tile
+inline constexpr int kGemmRowsAvx512 = 12;  // MR of the AVX-512 tile (24 of its 32 registers accumulate)
+inline constexpr int kGemmCols = 32;        // NR: columns of a packed B panel
 
-// tile[r][j] = Σ_k A[r·a_rs + k·a_cs] · panel[k·NR + j] for r < rows (≤ MR), j < NR, each sum
+// tile[r][j] = Σ_k A[r·a_rs + k·a_cs] · panel[k·NR + j] for r < rows (≤ the tile's MR), j < NR, each sum
 // accumulated with one fused multiply-add per k, k ascending, starting from 0 — or, when
 // `accumulate`, from the tile's values (a later stretch of k continues the same chain: the
 // GEMM splits K into stretches that stay in cache, without changing any element's arithmetic).
 using GemmTileFn = void (*)(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows,
                             float* tile, bool accumulate);
 
-// f(std::integral_constant<int, R>{}) for R = rows, 1 … MR (6 for more): a tile's row count as a
-// template argument, for the instruction-set tiles' register arrays.
-template <typename F>
+// f(std::integral_constant<int, R>{}) for R = rows, 1 … MaxRows (MaxRows for more): a tile's row
+// count as a template argument, for the instruction-set tiles' register arrays.
+template <int MaxRows, typename F>
 void with_tile_rows(int rows, F&& f) {
-  switch (rows) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    default: return f(std::integral_constant<int, 6>{});
+  if constexpr (MaxRows > 1) {
+    if (rows < MaxRows) return with_tile_rows<MaxRows - 1>(rows, f);
   }
+  f(std::integral_constant<int, MaxRows>{});
 }
 
 void gemm_tile_scalar(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t k, int rows, float* tile,
