@@ -57,9 +57,9 @@ static_assert(kRowsPerTask % kGemmRows == 0 && kRowsPerTask % kGemmRowsAvx512 ==
 // K is walked in stretches of this many: a stretch of a panel (32 KiB) stays in cache while every
 // row tile of a task runs over it.
 constexpr int64_t kDepthPerStretch = 256;
-// Rows of A a block holds at most, by bytes: a block of A stays in L2 while every panel of B
+// Rows of A a block holds at most, by bytes: a block of A stays in L2 (or close) while every panel of B
 // passes over it (docs/cpu.md, "Task order").
-constexpr int64_t kBlockBytesOfA = int64_t(1) << 20;
+constexpr int64_t kBlockBytesOfA = int64_t(2) << 20;
 
 // The order of the GEMM's tasks (a panel of B by kRowsPerTask rows of A): A in row blocks that fit
 // L2; within a block, panel by panel, each panel over every row task of the block. B passes from

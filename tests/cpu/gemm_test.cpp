@@ -93,9 +93,9 @@ TEST(Gemm, RowsDoNotDependOnTheShapeAround) {
 }
 
 // Every element of C is the documented chain, when A spans several row blocks of the task order
-// (K = 600: 9 row tasks a block; K = 3000: one) and the last block is partial.
+// (K = 600: 18 row tasks a block, 21 in all; K = 3000: 3 a block, 5 in all) and the last block is partial.
 TEST(Gemm, EveryElementIsTheChainAcrossRowBlocks) {
-  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{500, 100, 600}, {200, 65, 3000}}) {
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1000, 100, 600}, {200, 65, 3000}}) {
     const std::vector<float> a = random_values(size_t(m * k), 7), b = random_values(size_t(k * n), 8);
     std::vector<float> c(size_t(m * n), -1.0f);
     sgemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
