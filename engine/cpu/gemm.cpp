@@ -147,7 +147,7 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 }
 
 void sgemm_packed(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, const PackedB& b, float beta, float* c,
-                  int64_t ldc) {
+                  int64_t ldc, const GemmEpilogue& epilogue) {
   const int64_t n = b.n, k = b.k;
   if (m <= 0 || n <= 0) return;
   const GemmTileFn tile_fn = kernel().tile;
@@ -176,8 +176,10 @@ void sgemm_packed(bool trans_a, int64_t m, float alpha, const float* a, int64_t 
         for (int64_t j = 0; j < cols; ++j) {
           float v = alpha == 1.0f ? sum[j] : alpha * sum[j];
           if (beta != 0.0f) v += beta * out[j];
+          if (epilogue.bias) v += epilogue.bias[j0 + j];
           out[j] = v;
         }
+        if (epilogue.activation) epilogue.activation(out, cols);
       }
     }
   });

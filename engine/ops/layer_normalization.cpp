@@ -2,8 +2,10 @@
 //   Y = (X − mean) / sqrt(var + epsilon) · Scale + B, var the biased variance;
 // optional outputs Mean and InvStdDev have X's shape with the normalized dims set to 1.
 // The mean and the variance are sums in double in plane_sum.h's order (lane_sum).
+#include <algorithm>
 #include <cmath>
 
+#include "engine/cpu/parallel.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/plane_sum.h"
@@ -32,18 +34,28 @@ class LayerNormalization final : public Op {
     if (bias) b = expand_to(*bias, norm_dims);
     Tensor y(DType::Float32, x.dims()), mean(DType::Float32, stat_dims), inv_std(DType::Float32, stat_dims);
     const float* px = x.data<float>();
+    const float* ps = s.data<float>();
+    const float* pb = bias ? b.data<float>() : nullptr;
     float* py = y.data<float>();
-    for (int64_t r = 0; r < rows; ++r) {
-      const float* row = px + r * len;
-      const double sum = lane_sum(len, [&](int64_t j) { return double(row[j]); });
-      const double mu = sum / double(len);
-      const double sq = lane_sum(len, [&](int64_t j) { return (row[j] - mu) * (row[j] - mu); });
-      const float inv = float(1.0 / std::sqrt(sq / double(len) + epsilon_));
-      for (int64_t j = 0; j < len; ++j)
-        py[r * len + j] = (row[j] - float(mu)) * inv * s.data<float>()[j] + (bias ? b.data<float>()[j] : 0.0f);
-      mean.data<float>()[r] = float(mu);
-      inv_std.data<float>()[r] = inv;
-    }
+    float* pmean = mean.data<float>();
+    float* pinv = inv_std.data<float>();
+    // Rows split among threads; each row's arithmetic is the same whoever computes it.
+    parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* row = px + r * len;
+        float* out = py + r * len;
+        const double mu = lane_sum(len, [&](int64_t j) { return double(row[j]); }) / double(len);
+        const double sq = lane_sum(len, [&](int64_t j) { return (row[j] - mu) * (row[j] - mu); });
+        const float inv = float(1.0 / std::sqrt(sq / double(len) + epsilon_)), mu_f = float(mu);
+        if (pb) {
+          for (int64_t j = 0; j < len; ++j) out[j] = (row[j] - mu_f) * inv * ps[j] + pb[j];
+        } else {
+          for (int64_t j = 0; j < len; ++j) out[j] = (row[j] - mu_f) * inv * ps[j] + 0.0f;
+        }
+        pmean[r] = mu_f;
+        pinv[r] = inv;
+      }
+    });
     std::vector<Tensor> out{std::move(y)};
     if (outputs_ > 1) out.push_back(std::move(mean));
     if (outputs_ > 2) out.push_back(std::move(inv_std));

@@ -8,12 +8,14 @@
 #include "engine/ir/clip_bounds.h"
 #include "engine/ir/graph_index.h"
 #include "engine/ops/op.h"
+#include "engine/passes/transformer_fusions.h"
 
 namespace q8 {
 
 namespace {
 
 constexpr const char* kMicrosoftDomain = "com.microsoft";
+constexpr const char* kFusedDomain = "q8.fused";
 
 bool is(const Node& n, const char* op) { return n.op_type == op && n.domain.empty() && n.outputs.size() == 1; }
 
@@ -124,7 +126,8 @@ std::string InferenceOptimization::summary() const {
   return "graph optimization: " + (constants ? std::to_string(constants) + " Constant to initializers, " : std::string()) +
          (identities ? std::to_string(identities) + " Identity removed, " : std::string()) +
          std::to_string(fold.folded.size()) + " BatchNormalization folded, " + std::to_string(fused_convs) +
-         " Conv fused with Add/activation (FusedConv)" + (layout_pass ? ", " + layout.summary() : std::string());
+         " Conv fused with Add/activation (FusedConv), " + std::to_string(fused_layer_norms) + " LayerNormalization fused, " +
+         std::to_string(fused_gelus) + " Gelu fused, " + std::to_string(fused_matmuls) + " MatMul fused with bias (MatMulBias)" + (layout_pass ? ", " + layout.summary() : std::string());
 }
 
 std::optional<GraphOptimizationLevel> graph_optimization_level(const std::string& name, const std::string& what) {
@@ -150,8 +153,14 @@ InferenceOptimization optimize_for_inference(Graph& g, GraphOptimizationLevel le
     if (is(g.nodes[i], "Conv") && fuse_conv(g, i)) ++result.fused_convs;  // the node now at i is new to the loop
     else ++i;
   }
-  const bool imported = std::any_of(g.opsets.begin(), g.opsets.end(), [](const OpsetImport& o) { return o.domain == kMicrosoftDomain; });
-  if (result.fused_convs > 0 && !imported) g.opsets.push_back({kMicrosoftDomain, 1});
+  result.fused_layer_norms = fuse_layer_normalization(g);
+  result.fused_gelus = fuse_gelu(g);
+  result.fused_matmuls = fuse_matmul_bias(g);
+  const auto import_domain = [&](const char* domain) {
+    if (!std::any_of(g.opsets.begin(), g.opsets.end(), [&](const OpsetImport& o) { return o.domain == domain; })) g.opsets.push_back({domain, 1});
+  };
+  if (result.fused_convs > 0) import_domain(kMicrosoftDomain);
+  if (result.fused_matmuls > 0) import_domain(kFusedDomain);
   if (result.layout_pass) result.layout = assign_channels_last(g);
   return result;
 }

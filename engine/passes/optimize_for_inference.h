@@ -3,8 +3,10 @@
 // Constant nodes made initializers and Identity nodes removed, BatchNormalization folded into the
 // Conv, ConvTranspose, Gemm or MatMul before it (fold_batch_norm), then Conv [→ Add(·, Z)]
 // [→ Relu | Clip] fused into one com.microsoft FusedConv, whose epilogue oneDNN runs inside the
-// convolution (engine/ops/conv.cpp) ("extended", as ONNX Runtime's level); then at level "all" the
-// layout pass (engine/passes/channels_last_layout.h).
+// convolution (engine/ops/conv.cpp); a transformer's decomposed LayerNorm and GELU fused, and
+// MatMul → Add(bias) [→ Gelu | Relu] into q8.fused MatMulBias (engine/passes/transformer_fusions.h)
+// ("extended", as ONNX Runtime's level); then at level "all" the layout pass
+// (engine/passes/channels_last_layout.h).
 #pragma once
 
 #include <optional>
@@ -23,12 +25,15 @@ struct InferenceOptimization {
   int identities = 0;  // Identity nodes removed
   FoldReport fold;
   int fused_convs = 0;
+  int fused_layer_norms = 0;  // decomposed LayerNorms made LayerNormalization
+  int fused_gelus = 0;        // decomposed erf GELUs made Gelu
+  int fused_matmuls = 0;      // MatMul → Add(bias) [→ activation] made MatMulBias
   bool layout_pass = false;
   LayoutReport layout;
   bool int8_graph = false;  // a graph of the INT8 engine: only the layout pass, for the CPU INT8 backend
 
   // "graph optimization: [70 Constant to initializers, ][47 Identity removed, ]4 BatchNormalization folded, 3 Conv fused with Add/activation (FusedConv),
-  // 12 nodes channels-last, 2 Transpose"
+  // 25 LayerNormalization fused, 12 Gelu fused, 72 MatMul fused with bias (MatMulBias), 12 nodes channels-last, 2 Transpose"
   std::string summary() const;
 };
 

@@ -110,6 +110,32 @@ TEST(Gemm, EveryElementIsTheChainAcrossRowBlocks) {
   }
 }
 
+// The epilogue: C = acc + bias[n], then the activation over each stored stretch of a row, the
+// bits of the GEMM's C plus the bias and the activation applied afterwards, element by element
+// (N past a panel and M past a row task, so stretches end mid-row and at the last partial panel).
+void square_in_place(float* v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) v[i] = v[i] * v[i] - 0.5f;
+}
+
+TEST(Gemm, TheEpilogueAddsTheBiasThenAppliesTheActivation) {
+  const int64_t m = 53, n = 70, k = 300;
+  const std::vector<float> a = random_values(size_t(m * k), 3), b = random_values(size_t(k * n), 4), bias = random_values(size_t(n), 5);
+  std::vector<float> plain(size_t(m * n)), with_bias(size_t(m * n)), activated(size_t(m * n));
+  const PackedB packed = pack_gemm_b(false, n, k, b.data(), n);
+  sgemm_packed(false, m, 1.0f, a.data(), k, packed, 0.0f, plain.data(), n);
+  sgemm_packed(false, m, 1.0f, a.data(), k, packed, 0.0f, with_bias.data(), n, GemmEpilogue{bias.data(), nullptr});
+  sgemm_packed(false, m, 1.0f, a.data(), k, packed, 0.0f, activated.data(), n, GemmEpilogue{bias.data(), square_in_place});
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float want = plain[size_t(i * n + j)] + bias[size_t(j)];
+      wrong += std::memcmp(&want, &with_bias[size_t(i * n + j)], sizeof(float)) != 0;
+      square_in_place(&want, 1);
+      wrong += std::memcmp(&want, &activated[size_t(i * n + j)], sizeof(float)) != 0;
+    }
+  EXPECT_EQ(wrong, 0);
+}
+
 // Executors over one graph share a constant B's panels; a B whose values changed at the same
 // address (a freed weight's memory reused) gets panels of its own values.
 TEST(Gemm, SharedPackedBIsOneCopyOfTheValuesItHolds) {
