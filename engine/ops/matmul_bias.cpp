@@ -1,12 +1,10 @@
 // MatMulBias (domain q8.fused, from the inference graph's fusions; engine/passes/transformer_fusions.h):
 //   Y = activation(MatMul(A, W) + bias),  W a constant [K, N], bias a constant [N],
-//   activation "" (none), "Relu" (max(x, 0)) or "Gelu" (q8_gelu, as the Gelu op),
+//   activation "" (none) or "Relu" (max(x, 0)),
 // one GEMM whose epilogue adds the bias and applies the activation as each tile is stored
 // (engine/cpu/gemm.h, GemmEpilogue): the bits of MatMul, Add and the activation run as nodes.
 #include "engine/cpu/gemm.h"
-#include "engine/cpu/unary_wide.h"
 #include "engine/ops/elementwise.h"
-#include "engine/ops/gelu_float.h"
 
 namespace q8 {
 
@@ -14,11 +12,6 @@ namespace {
 
 void relu_in_place(float* v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
-}
-
-void gelu_in_place(float* v, int64_t n) {
-  static const UnaryArrayFn wide = wide_or_null(nullptr, gelu_avx2);
-  for (int64_t i = wide ? wide(v, v, n) : 0; i < n; ++i) v[i] = q8_gelu(v[i]);
 }
 
 class MatMulBias final : public Op {
@@ -33,11 +26,9 @@ class MatMulBias final : public Op {
           name_ + ": bias " + dims_to_string(bias_.dims()) + " is not a float32 vector of W's " + std::to_string(w.dim(1)) + " columns");
     packed_w_ = shared_packed_gemm_b(false, w.dim(1), w.dim(0), w.data<float>(), w.dim(1));
     const std::string activation = node.attr_string("activation", "");
-    check(activation.empty() || activation == "Relu" || activation == "Gelu",
-          name_ + ": activation '" + activation + "' is not Relu or Gelu");
+    check(activation.empty() || activation == "Relu", name_ + ": activation '" + activation + "' is not Relu");
     epilogue_.bias = bias_.data<float>();
     if (activation == "Relu") epilogue_.activation = relu_in_place;
-    if (activation == "Gelu") epilogue_.activation = gelu_in_place;
   }
 
   std::vector<Tensor> run(const Inputs& in) const override {

@@ -4,7 +4,7 @@
 // Conv, ConvTranspose, Gemm or MatMul before it (fold_batch_norm), then Conv [→ Add(·, Z)]
 // [→ Relu | Clip] fused into one com.microsoft FusedConv, whose epilogue oneDNN runs inside the
 // convolution (engine/ops/conv.cpp); a transformer's decomposed LayerNorm and GELU fused, and
-// MatMul → Add(bias) [→ Gelu | Relu] into q8.fused MatMulBias (engine/passes/transformer_fusions.h)
+// MatMul → Add(bias) [→ Relu] into q8.fused MatMulBias (engine/passes/transformer_fusions.h)
 // ("extended", as ONNX Runtime's level); then at level "all" the layout pass
 // (engine/passes/channels_last_layout.h).
 #pragma once

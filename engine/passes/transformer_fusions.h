@@ -20,10 +20,11 @@ int fuse_layer_normalization(Graph& graph);
 // Gelu(x) (q8_gelu, within 3 ulp of the formula; the decomposed graph's own roundings differ).
 int fuse_gelu(Graph& graph);
 
-// MatMul(A, W) → Add(·, bias) [→ Gelu | Relu], W a constant float32 matrix [K, N] and bias a
-// constant vector [N]: one q8.fused MatMulBias(A, W, bias) whose GEMM adds the bias and applies
-// the activation as it stores each tile (engine/cpu/gemm.h, GemmEpilogue): the same bits as the
-// nodes it replaces.
+// MatMul(A, W) → Add(·, bias) [→ Relu], W a constant float32 matrix [K, N] and bias a constant
+// vector [N]: one q8.fused MatMulBias(A, W, bias) whose GEMM adds the bias and applies the
+// activation as it stores each tile (engine/cpu/gemm.h, GemmEpilogue): the same bits as the nodes
+// it replaces. (MatMulBias also runs activation "Gelu", which this fusion does not write: see
+// docs/cpu.md.)
 int fuse_matmul_bias(Graph& graph);
 
 }  // namespace q8
