@@ -82,6 +82,25 @@ struct TaskOrder {
   }
 };
 
+// One row of a tile stored: out[j] = alpha · sum[j] (+ beta · out[j]) (+ bias[j]), the usual case
+// (alpha 1, beta 0) in a loop without branches that the compiler vectorizes.
+void store_row(const float* __restrict sum, float* __restrict out, int64_t cols, float alpha, float beta, const float* __restrict bias) {
+  if (alpha == 1.0f && beta == 0.0f) {
+    if (bias) {
+      for (int64_t j = 0; j < cols; ++j) out[j] = sum[j] + bias[j];
+    } else {
+      std::memcpy(out, sum, size_t(cols) * sizeof(float));
+    }
+    return;
+  }
+  for (int64_t j = 0; j < cols; ++j) {
+    float v = alpha == 1.0f ? sum[j] : alpha * sum[j];
+    if (beta != 0.0f) v += beta * out[j];
+    if (bias) v += bias[j];
+    out[j] = v;
+  }
+}
+
 }  // namespace
 
 std::string_view gemm_isa() { return kernel().isa; }
@@ -170,17 +189,10 @@ void sgemm_packed(bool trans_a, int64_t m, float alpha, const float* a, int64_t 
           tile_fn(a + r0 * a_rs + k0 * a_cs, a_rs, a_cs, panel + k0 * kGemmCols, depth,
                   int(std::min<int64_t>(tile_rows, r_end - r0)), acc + (r0 - r_begin) * kGemmCols, k0 > 0);
       }
-      for (int64_t r = r_begin; r < r_end; ++r) {
-        float* out = c + r * ldc + j0;
-        const float* sum = acc + (r - r_begin) * kGemmCols;
-        for (int64_t j = 0; j < cols; ++j) {
-          float v = alpha == 1.0f ? sum[j] : alpha * sum[j];
-          if (beta != 0.0f) v += beta * out[j];
-          if (epilogue.bias) v += epilogue.bias[j0 + j];
-          out[j] = v;
-        }
-        if (epilogue.activation) epilogue.activation(out, cols);
-      }
+      for (int64_t r = r_begin; r < r_end; ++r)
+        store_row(acc + (r - r_begin) * kGemmCols, c + r * ldc + j0, cols, alpha, beta, epilogue.bias ? epilogue.bias + j0 : nullptr);
+      if (epilogue.activation)
+        for (int64_t r = r_begin; r < r_end; ++r) epilogue.activation(c + r * ldc + j0, cols);
     }
   });
 }

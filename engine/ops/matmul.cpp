@@ -34,7 +34,7 @@ class MatMul final : public Op {
     Dims out_dims = batch;
     if (!a_vec) out_dims.push_back(m);
     if (!b_vec) out_dims.push_back(n);
-    Tensor y(DType::Float32, out_dims);
+    Tensor y = Tensor::uninitialized(DType::Float32, out_dims);
     const int64_t batches = numel(batch);
     if (y.numel() == 0) return {std::move(y)};
     // Batch offsets of A and B, by broadcasting their batch dims.

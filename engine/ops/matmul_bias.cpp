@@ -38,7 +38,7 @@ class MatMulBias final : public Op {
           name_ + ": A " + dims_to_string(a.dims()) + " does not end in W's " + std::to_string(k) + " rows");
     Dims out_dims(a.dims().begin(), a.dims().end() - 1);
     out_dims.push_back(n);
-    Tensor y(DType::Float32, out_dims);
+    Tensor y = Tensor::uninitialized(DType::Float32, out_dims);
     if (y.numel() > 0) sgemm_packed(false, y.numel() / n, 1.0f, a.data<float>(), k, *packed_w_, 0.0f, y.data<float>(), n, epilogue_);
     return {std::move(y)};
   }
