@@ -33,7 +33,7 @@ class BatchNormalization final : public Op {
     const int64_t n = x.dim(0), size = c && n ? x.numel() / (n * c) : 0;
     const float* px = x.data<float>();
     float* py = y.data<float>();
-    parallel_for(n * c, std::max<int64_t>(1, 32768 / std::max<int64_t>(size, 1)), [&](int64_t p0, int64_t p1) {
+    parallel_for(n * c, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(size, 1)), [&](int64_t p0, int64_t p1) {
     for (int64_t plane = p0; plane < p1; ++plane) {
       const int64_t ch = plane % c;
       const float a = p[1][ch] / std::sqrt(p[4][ch] + epsilon_);

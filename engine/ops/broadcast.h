@@ -1,6 +1,7 @@
 // Numpy broadcasting: output shapes and strided loops over broadcast operands.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -9,8 +10,9 @@
 
 namespace q8 {
 
-// Elementwise loops go parallel above this many elements per thread.
-inline constexpr int64_t kParallelGrain = 32768;
+// Elementwise loops go parallel above this many elements per thread (a 128-token BERT-base
+// activation, 98,304 values, splits 12 ways).
+inline constexpr int64_t kParallelGrain = 8192;
 
 // The numpy broadcast of a and b; Error naming op and both shapes when they do not broadcast.
 Dims broadcast_dims(const Dims& a, const Dims& b, const char* op);
@@ -26,10 +28,12 @@ BroadcastPlan plan_broadcast(const Dims& out, const std::vector<const Dims*>& op
 // A float32 tensor's values broadcast to dims (which its shape must broadcast to), as a new tensor.
 Tensor broadcast_float_to(const Tensor& t, const Dims& dims);
 
-// Calls row(out0, base, step, inner) for every row of the coalesced output: its inner elements
-// are out0 … out0 + inner − 1, and operand k's element for out0 + j is at base[k] + j · step[k]
-// (step 0 where the operand broadcasts along the row). Rows run in parallel when the output is
-// large, unless Parallel is false (for loops that accumulate into shared outputs).
+// Calls row(out0, base, step, len) for every stretch of a row of the coalesced output: its len
+// elements are out0 … out0 + len − 1, and operand k's element for out0 + j is at base[k] + j · step[k]
+// (step 0 where the operand broadcasts along the row). Stretches run in parallel when the output
+// is large, unless Parallel is false (for loops that accumulate into shared outputs); a row longer
+// than kParallelGrain is cut into stretches of kParallelGrain, so that an output that coalesces
+// into a few long rows (a tensor times a scalar) is still split among the threads.
 template <size_t N, bool Parallel = true, typename Row>
 void broadcast_rows(const BroadcastPlan& plan, Row&& row_fn) {
   const size_t rank = plan.dims.size();
@@ -38,8 +42,11 @@ void broadcast_rows(const BroadcastPlan& plan, Row&& row_fn) {
   for (size_t d = 0; d + 1 < rank; ++d) rows *= plan.dims[d];
   std::array<int64_t, N> step;
   for (size_t k = 0; k < N; ++k) step[k] = plan.strides[k][rank - 1];
-  const auto rows_loop = [&](int64_t r0, int64_t r1) {
-    for (int64_t row = r0; row < r1; ++row) {
+  const int64_t stretch = Parallel ? std::min(inner, kParallelGrain) : inner;
+  const int64_t per_row = stretch > 0 ? (inner + stretch - 1) / stretch : 1;
+  const auto rows_loop = [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t row = t / per_row, first = (t % per_row) * stretch;
       std::array<int64_t, N> base{};
       int64_t rest = row;
       for (size_t d = rank - 1; d-- > 0;) {
@@ -47,11 +54,12 @@ void broadcast_rows(const BroadcastPlan& plan, Row&& row_fn) {
         rest /= plan.dims[d];
         for (size_t k = 0; k < N; ++k) base[k] += i * plan.strides[k][d];
       }
-      row_fn(row * inner, base, step, inner);
+      for (size_t k = 0; k < N; ++k) base[k] += first * step[k];
+      row_fn(row * inner + first, base, step, std::min(stretch, inner - first));
     }
   };
-  if (Parallel) parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)), rows_loop);
-  else rows_loop(0, rows);
+  if (Parallel) parallel_for(rows * per_row, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(stretch, 1)), rows_loop);
+  else rows_loop(0, rows * per_row);
 }
 
 // Calls fn(out_index, offsets) for every output element, where offsets[k] is the element

@@ -32,7 +32,8 @@ class LayerNormalization final : public Op {
     // Scale and B broadcast to the normalized dims.
     Tensor s = expand_to(scale, norm_dims), b;
     if (bias) b = expand_to(*bias, norm_dims);
-    Tensor y(DType::Float32, x.dims()), mean(DType::Float32, stat_dims), inv_std(DType::Float32, stat_dims);
+    Tensor y = Tensor::uninitialized(DType::Float32, x.dims()), mean = Tensor::uninitialized(DType::Float32, stat_dims),
+           inv_std = Tensor::uninitialized(DType::Float32, stat_dims);
     const float* px = x.data<float>();
     const float* ps = s.data<float>();
     const float* pb = bias ? b.data<float>() : nullptr;

@@ -8,6 +8,7 @@
 #include "engine/cpu/parallel.h"
 #include "engine/cpu/unary_wide.h"
 #include "engine/ops/elementwise.h"
+#include "engine/ops/broadcast.h"
 #include "engine/ops/plane_sum.h"
 #include "engine/ops/exp_float.h"
 
@@ -36,10 +37,10 @@ class Softmax final : public Op {
   std::vector<Tensor> run(const Inputs& in) const override {
     const Tensor& x = float_input(in, 0, "Softmax", "input");
     const auto [outer, len, inner] = softmax_rows(x.dims(), axis_);
-    Tensor y(DType::Float32, x.dims());
+    Tensor y = Tensor::uninitialized(DType::Float32, x.dims());
     const float* px = x.data<float>();
     float* py = y.data<float>();
-    parallel_for(outer * inner, std::max<int64_t>(1, 32768 / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
+    parallel_for(outer * inner, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t o = r / inner, i = r % inner;
       const float* src = px + o * len * inner + i;

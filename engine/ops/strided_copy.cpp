@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/cpu/parallel.h"
+#include "engine/ops/broadcast.h"
 
 namespace q8 {
 
@@ -19,7 +20,7 @@ void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides
   const int64_t inner = dims[rank - 1], step = strides[rank - 1];
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d) rows *= dims[d];
-  parallel_for(rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
+  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
   for (int64_t row = r0; row < r1; ++row) {
     int64_t base = offset, rest = row;
     for (size_t d = rank - 1; d-- > 0;) {

@@ -44,7 +44,7 @@ class Transpose final : public Op {
       if (normalized == into_last) return {to_channels_last(x)};
       if (normalized == into_first) return {to_channels_first(x)};
     }
-    Tensor y(x.dtype(), out_dims);
+    Tensor y = Tensor::uninitialized(x.dtype(), out_dims);  // every element is written below
     const size_t r = x.rank();
     if (r >= 2 && strides[r - 2] == 1 && strides[r - 1] != 1 && out_dims[r - 2] * out_dims[r - 1] >= 16) {
       // The input's last axis becomes the output's last but one (attention's K → Kᵀ, [B, S, H, D]

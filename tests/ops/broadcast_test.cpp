@@ -25,6 +25,9 @@ TEST(Broadcast, LoopMatchesNaiveIndexing) {
   const std::vector<std::pair<Dims, Dims>> pairs = {
       {{2, 3, 4, 5}, {1, 3, 1, 1}}, {{2, 3, 4, 5}, {5}},    {{2, 3, 4, 5}, {2, 1, 4, 1}}, {{7}, {1}},
       {{1, 1}, {3, 1}},             {{3, 1, 5}, {1, 4, 1}}, {{2, 3, 4}, {}},             {{1, 17, 1}, {13, 1, 3}},
+      // Rows longer than kParallelGrain, cut into stretches (a partial last one): a tensor and a
+      // scalar (one long row), a row vector along long rows, a column along them.
+      {{5 * kParallelGrain + 3}, {}}, {{3, 2 * kParallelGrain + 1}, {2 * kParallelGrain + 1}}, {{2, 3, kParallelGrain + 7}, {3, 1}},
   };
   for (const auto& [a, b] : pairs) {
     SCOPED_TRACE(dims_to_string(a) + " + " + dims_to_string(b));
