@@ -85,12 +85,6 @@ std::optional<FusedChain> match(const GraphIndex& index, int mean1) {
 
 }  // namespace
 
-int fuse_layer_normalization(Graph& graph) {
-  const GraphIndex index(graph);
-  std::vector<FusedChain> found;
-  for (size_t i = 0; i < graph.nodes.size(); ++i)
-    if (std::optional<FusedChain> f = match(index, int(i))) found.push_back(std::move(*f));
-  return apply_fusions(graph, found);
-}
+int fuse_layer_normalization(Graph& graph) { return fuse_matches(graph, match); }
 
 }  // namespace q8

@@ -42,12 +42,6 @@ std::optional<FusedChain> match(const GraphIndex& index, int matmul) {
 
 }  // namespace
 
-int fuse_matmul_bias(Graph& graph) {
-  const GraphIndex index(graph);
-  std::vector<FusedChain> found;
-  for (size_t i = 0; i < graph.nodes.size(); ++i)
-    if (std::optional<FusedChain> f = match(index, int(i))) found.push_back(std::move(*f));
-  return apply_fusions(graph, found);
-}
+int fuse_matmul_bias(Graph& graph) { return fuse_matches(graph, match); }
 
 }  // namespace q8

@@ -50,4 +50,12 @@ int apply_fusions(Graph& graph, const std::vector<FusedChain>& fusions) {
   return applied;
 }
 
+int fuse_matches(Graph& graph, const std::function<std::optional<FusedChain>(const GraphIndex&, int)>& match) {
+  const GraphIndex index(graph);
+  std::vector<FusedChain> found;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (std::optional<FusedChain> f = match(index, int(i))) found.push_back(std::move(*f));
+  return apply_fusions(graph, found);
+}
+
 }  // namespace q8

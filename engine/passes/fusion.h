@@ -2,6 +2,7 @@
 // and replacing the nodes a fusion found with the one node that does their work.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,5 +31,8 @@ int sole_reader_op(const GraphIndex& index, const std::string& value, const char
 // Applies fusions that share no node (a fusion naming a node an earlier one took is dropped);
 // returns how many it applied.
 int apply_fusions(Graph& graph, const std::vector<FusedChain>& fusions);
+// match(index, i) at every node i of graph (one index of the graph as it is), then the chains
+// found applied: how many.
+int fuse_matches(Graph& graph, const std::function<std::optional<FusedChain>(const GraphIndex&, int)>& match);
 
 }  // namespace q8
