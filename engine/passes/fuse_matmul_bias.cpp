@@ -6,8 +6,6 @@ namespace q8 {
 
 namespace {
 
-constexpr const char* kFusedDomain = "q8.fused";
-
 std::optional<FusedChain> match(const GraphIndex& index, int matmul) {
   const Node& mm = index.node(matmul);
   if (!is_op(mm, "MatMul") || mm.inputs.size() != 2) return std::nullopt;
@@ -21,7 +19,7 @@ std::optional<FusedChain> match(const GraphIndex& index, int matmul) {
   Node fused;
   fused.name = mm.name.empty() ? index.node(add).outputs[0] : mm.name;
   fused.op_type = "MatMulBias";
-  fused.domain = kFusedDomain;
+  fused.domain = kFusedFloatDomain;
   fused.inputs = {mm.inputs[0], mm.inputs[1], bias};
   std::vector<int> nodes{matmul, add};
   std::string tail = index.node(add).outputs[0];

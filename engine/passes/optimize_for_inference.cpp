@@ -15,7 +15,6 @@ namespace q8 {
 namespace {
 
 constexpr const char* kMicrosoftDomain = "com.microsoft";
-constexpr const char* kFusedDomain = "q8.fused";
 
 bool is(const Node& n, const char* op) { return n.op_type == op && n.domain.empty() && n.outputs.size() == 1; }
 
@@ -160,7 +159,7 @@ InferenceOptimization optimize_for_inference(Graph& g, GraphOptimizationLevel le
     if (!std::any_of(g.opsets.begin(), g.opsets.end(), [&](const OpsetImport& o) { return o.domain == domain; })) g.opsets.push_back({domain, 1});
   };
   if (result.fused_convs > 0) import_domain(kMicrosoftDomain);
-  if (result.fused_matmuls > 0) import_domain(kFusedDomain);
+  if (result.fused_matmuls > 0) import_domain(kFusedFloatDomain);
   if (result.layout_pass) result.layout = assign_channels_last(g);
   return result;
 }

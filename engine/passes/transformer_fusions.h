@@ -8,6 +8,9 @@
 
 namespace q8 {
 
+// The domain of q8's fused float ops (MatMulBias).
+inline constexpr const char* kFusedFloatDomain = "q8.fused";
+
 // ReduceMean(x) → Sub(x, ·) = d → Pow(d, 2) | Mul(d, d) → ReduceMean → Add(·, epsilon) → Sqrt →
 // Div(d, ·) → Mul(·, gamma) [→ Add(·, beta)], each mean over the last axis only with keepdims,
 // gamma and beta constant vectors: one LayerNormalization(x, gamma[, beta], axis = −1, epsilon).
