@@ -176,6 +176,29 @@ Executor::Executor(Graph graph, const BackendList& backends) : graph_(std::move(
     view_of_input_.push_back(traits && traits->view && backends_[i]->memory() == kHostMemory && !n.inputs.empty() && !n.inputs[0].empty() &&
                              !n.outputs.empty() && !n.outputs[0].empty() && !index.is_graph_output(n.outputs[0]));
   }
+  // Shape work that constants and dims determine, kept between runs (Kept in executor.h).
+  const std::set<std::string> independent = data_independent_values(graph_);
+  reusable_node_.assign(graph_.nodes.size(), false);
+  slot_kinds_.resize(graph_.nodes.size());
+  producers_.resize(graph_.nodes.size());
+  kept_.resize(graph_.nodes.size());
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    const Node& n = graph_.nodes[i];
+    const OpTraits* traits = find_traits(n);
+    bool ok = backends_[i]->memory() == kHostMemory && !n.has_subgraphs() && !n.outputs.empty();
+    for (const std::string& out : n.outputs) ok = ok && (out.empty() || (independent.count(out) && !index.is_graph_output(out)));
+    for (size_t slot = 0; slot < n.inputs.size() && ok; ++slot) {
+      const std::string& in = n.inputs[slot];
+      const int producer = in.empty() ? -1 : index.producer(in);
+      SlotKind kind = SlotKind::Constant;
+      if (!in.empty() && slot == 0 && traits && traits->dims_only) kind = SlotKind::DimsOnly;
+      else if (producer >= 0) kind = SlotKind::Produced;
+      else ok = in.empty() || graph_.initializers.count(in) > 0;
+      slot_kinds_[i].push_back(kind);
+      producers_[i].push_back(producer);
+    }
+    reusable_node_[i] = ok;
+  }
   // Free each intermediate after the last node that reads it (graph outputs are kept).
   frees_after_.resize(graph_.nodes.size());
   for (size_t i = 0; i < graph_.nodes.size(); ++i)
@@ -248,6 +271,39 @@ const Tensor& Executor::input_on(std::map<std::string, Value>& values, const std
   return copies_of_[key] = std::move(host);
 }
 
+bool Executor::reusable(size_t node, const std::map<std::string, Value>& values, const std::vector<char>& reused) const {
+  const Kept& k = kept_[node];
+  if (!reusable_node_[node] || !k.filled) return false;
+  const Node& n = graph_.nodes[node];
+  for (size_t slot = 0; slot < n.inputs.size(); ++slot) {
+    switch (slot_kinds_[node][slot]) {
+      case SlotKind::Constant:
+        break;
+      case SlotKind::DimsOnly: {
+        const auto it = values.find(n.inputs[slot]);
+        if (it == values.end() || it->second.tensor.dims() != k.dims_read[slot]) return false;
+        break;
+      }
+      case SlotKind::Produced:
+        if (!reused[size_t(producers_[node][slot])]) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+void Executor::keep(size_t node, const Inputs& args, const std::vector<Tensor>& outputs) {
+  Kept& k = kept_[node];
+  k = {};
+  int64_t bytes = 0;
+  for (const Tensor& t : outputs) bytes += int64_t(t.nbytes());
+  if (bytes > kKeptBytes || outputs.size() < graph_.nodes[node].outputs.size()) return;
+  for (const Tensor& t : outputs) k.outputs.push_back(t.empty() ? t : t.clone());
+  for (size_t slot = 0; slot < slot_kinds_[node].size(); ++slot)
+    k.dims_read.push_back(slot_kinds_[node][slot] == SlotKind::DimsOnly && slot < args.size() && args[slot] ? args[slot]->dims() : Dims{});
+  k.filled = true;
+}
+
 bool Executor::plans_view(size_t node) const {
   const std::vector<std::optional<TensorDesc>>& outs = reshaped_[node].outputs;
   return view_of_input_[node] && !(!outs.empty() && outs[0]);  // an output the executor allocates is no view
@@ -284,9 +340,28 @@ TensorMap Executor::run(const TensorMap& inputs) {
   copies_ = 0;
   crossings_.clear();
   Inputs args;
+  std::vector<char> reused(graph_.nodes.size(), 0);
+  reused_nodes_ = 0;
+  const auto free_after = [&](size_t i) {
+    for (const auto& name : frees_after_[i]) {
+      values.erase(name);
+      copies_of_.erase(copies_of_.lower_bound({name, ""}), copies_of_.lower_bound({name + '\0', ""}));
+    }
+  };
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const Node& node = graph_.nodes[i];
     const Backend& backend = *backends_[i];
+    // A traced run runs every node, so that the memory plan covers them all.
+    if (!tracing && reusable(i, values, reused)) {
+      reused[i] = 1;
+      ++reused_nodes_;
+      const std::vector<Tensor>& kept = kept_[i].outputs;
+      if (hook_) hook_(node, i, kept);
+      for (size_t k = 0; k < node.outputs.size(); ++k)
+        if (!node.outputs[k].empty()) values[node.outputs[k]] = {kept[k], nullptr};
+      free_after(i);
+      continue;
+    }
     args.clear();
     for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
       const std::string& in = node.inputs[slot];
@@ -331,6 +406,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
         outputs[k] = outputs[k].clone();
       owned[i].push_back(executor_owned ? int64_t(outputs[k].nbytes()) : -1);
     }
+    if (reusable_node_[i]) keep(i, args, outputs);
     live_values_ = values.size() - graph_.initializers.size() + outputs.size();
     if (hook_ && on_host) hook_(node, i, outputs);
     if (hook_ && !on_host) {
@@ -353,10 +429,7 @@ TensorMap Executor::run(const TensorMap& inputs) {
       }
       values[node.outputs[k]] = {std::move(outputs[k]), on_host ? nullptr : &backend};
     }
-    for (const auto& name : frees_after_[i]) {
-      values.erase(name);
-      copies_of_.erase(copies_of_.lower_bound({name, ""}), copies_of_.lower_bound({name + '\0', ""}));
-    }
+    free_after(i);
   }
   TensorMap result;
   for (const auto& o : graph_.outputs) {

@@ -1,6 +1,8 @@
 // Runs a graph node by node, each node on the first backend that supports it (the placement),
 // through create → reshape → run (engine/exec/backend.h). Shapes are resolved per run, so the batch
-// may change; a node is reshaped again only when its inputs' shapes change. The executor owns the
+// may change; a node is reshaped again only when its inputs' shapes change. A small host node whose
+// outputs follow from constants and shapes alone (a transformer's Shape → Gather → Unsqueeze →
+// Concat) is run once; later runs reuse its outputs while the dims it read are unchanged. The executor owns the
 // host buffers of outputs whose shapes reshape gives: the first run at a set of input shapes
 // allocates them one by one and traces every value's size and lifetime, later runs at the same
 // shapes place them in one arena planned from that liveness (docs/plan.md, "Memory plan"). Values
@@ -107,6 +109,9 @@ class Executor {
   size_t live_values() const { return live_values_; }
   // Sizes and lifetimes from the last run that traced them (the first at its input shapes).
   const MemoryReport& memory() const { return memory_; }
+  // Nodes of the last run whose outputs came from an earlier run (shape work that constants and
+  // unchanged dims determine): they did not run.
+  size_t reused_nodes() const { return reused_nodes_; }
   // Host↔device copies the last run made.
   size_t copies() const { return copies_; }
   // Those copies, value by value: what crossed, towards which memory ("host" for a download of a
@@ -128,6 +133,21 @@ class Executor {
     Tensor bytes;
   };
 
+  // A node whose outputs data_independent_values names, on a host backend, no graph output among
+  // them: each input slot is a constant, a value read for its dims only, or another such node's
+  // output. Its outputs (when at most kKeptBytes) are kept from the run that computed them and
+  // reused while every dims-only input has the dims kept with them and every producer was reused
+  // too; anything else runs it again and keeps the new outputs.
+  struct Kept {
+    bool filled = false;
+    std::vector<Tensor> outputs;  // clones
+    std::vector<Dims> dims_read;  // per input slot: the dims of a slot read for its dims only
+  };
+  static constexpr int64_t kKeptBytes = 64 << 10;
+  enum class SlotKind { Constant, DimsOnly, Produced };
+  bool reusable(size_t node, const std::map<std::string, Value>& values, const std::vector<char>& reused) const;
+  void keep(size_t node, const Inputs& args, const std::vector<Tensor>& outputs);
+
   void check_inputs(const TensorMap& inputs) const;
   const Tensor& input_on(std::map<std::string, Value>& values, const std::string& name, const Backend& backend, bool host_ok = false,
                          bool dims_only = false);
@@ -143,6 +163,11 @@ class Executor {
   std::vector<std::optional<std::vector<TensorDesc>>> reshaped_for_;  // per node: the input shapes of its last reshape
   std::vector<Reshaped> reshaped_;
   std::vector<std::vector<std::string>> frees_after_;  // per node: values read last by it
+  std::vector<bool> reusable_node_;                  // per node: its outputs may be kept (Kept)
+  std::vector<std::vector<SlotKind>> slot_kinds_;    // per reusable node, per input slot
+  std::vector<std::vector<int>> producers_;          // per reusable node, per input slot: the producer, or -1
+  std::vector<Kept> kept_;                           // per node
+  size_t reused_nodes_ = 0;
   // Per node: its output 0 may be a view of input 0 (the op's traits say `view`, a host backend
   // runs it, the output is no graph output). The memory plan then keeps input 0's buffer for the
   // view's readers too, so a view into the arena is used as it is rather than copied out.

@@ -1,6 +1,8 @@
 // MatMul: numpy matmul. 1-D A is [1, K] (then dropped), 1-D B is [K, 1] (then dropped); batch
 // dimensions broadcast. Each batch is one SGEMM; a constant 2-D B (a layer's weight) is packed at
 // create, one copy for every executor over the graph (shared_packed_gemm_b).
+#include <algorithm>
+
 #include "engine/cpu/gemm.h"
 #include "engine/cpu/parallel.h"
 #include "engine/cpu/threads.h"
@@ -10,6 +12,9 @@
 namespace q8 {
 
 namespace {
+
+// The fewest rows a band of one batch's GEMM gets when batches are cut to keep the threads busy.
+constexpr int64_t kMinBandRows = 16;
 
 class MatMul final : public Op {
  public:
@@ -61,19 +66,19 @@ class MatMul final : public Op {
         return {std::move(y)};
       }
     }
-    // Batches (attention's heads × samples) split among the threads when there are enough to keep
-    // them all busy, each GEMM then on one thread; fewer run one after another, each on all. The
-    // same arithmetic per element either way (gemm.h).
-    const auto one_batch = [&](int64_t i) {
-      sgemm(false, false, m, n, k, 1.0f, pa + a_off[size_t(i)], k, pb + b_off[size_t(i)], n, 0.0f, py + i * m * n, n);
-    };
-    if (batches >= compute_threads()) {
-      parallel_for(batches, 1, [&](int64_t first, int64_t end) {
-        for (int64_t i = first; i < end; ++i) one_batch(i);
-      });
-    } else {
-      for (int64_t i = 0; i < batches; ++i) one_batch(i);
-    }
+    // Batches (attention's heads × samples) split among the threads, each GEMM on one thread; with
+    // fewer batches than threads (12 heads of one sample on 16 threads) each batch's rows are cut
+    // into as many bands as keep every thread busy, each band its own GEMM on one thread. The same
+    // arithmetic per element however the rows are cut (gemm.h).
+    const int64_t bands = std::clamp<int64_t>((compute_threads() + batches - 1) / batches, 1, std::max<int64_t>(1, m / kMinBandRows));
+    parallel_for(batches * bands, 1, [&](int64_t first, int64_t end) {
+      for (int64_t t = first; t < end; ++t) {
+        const int64_t i = t / bands, band = t % bands;
+        const int64_t r0 = m * band / bands, r1 = m * (band + 1) / bands;
+        sgemm(false, false, r1 - r0, n, k, 1.0f, pa + a_off[size_t(i)] + r0 * k, k, pb + b_off[size_t(i)], n, 0.0f,
+              py + i * m * n + r0 * n, n);
+      }
+    });
     return {std::move(y)};
   }
 

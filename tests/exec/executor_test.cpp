@@ -2,6 +2,8 @@
 // resolved per run, input validation with clear errors.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "engine/exec/executor.h"
 
 namespace q8 {
@@ -90,6 +92,73 @@ TEST(Executor, ListsEveryUnsupportedOp) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "unsupported ops: NonMaxSuppression ('nms'), Unique ('t1', 't2')");
+  }
+}
+
+Node node(std::string op, std::vector<std::string> inputs, std::string output) {
+  Node n;
+  n.op_type = std::move(op);
+  n.name = output;
+  n.inputs = std::move(inputs);
+  n.outputs = {std::move(output)};
+  return n;
+}
+
+// y = Reshape(x, [dim 1 of `of`, -1]): the target shape from Shape → Gather → Unsqueeze → Concat,
+// the shape arithmetic of a transformer's export. `of` is x, or NonZero(x) (dims that follow the data).
+Graph reshape_by_own_dims(bool of_nonzero) {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{{-1, "N"}, {-1, "M"}}}};
+  g.initializers["one"] = Tensor::from_vector<int64_t>({}, {1});
+  g.initializers["axes"] = Tensor::from_vector<int64_t>({1}, {0});
+  g.initializers["rest"] = Tensor::from_vector<int64_t>({1}, {-1});
+  if (of_nonzero) g.nodes.push_back(node("NonZero", {"x"}, "nz"));
+  g.nodes.push_back(node("Shape", {of_nonzero ? "nz" : "x"}, "s"));
+  g.nodes.push_back(node("Gather", {"s", "one"}, "d"));
+  g.nodes.push_back(node("Unsqueeze", {"d", "axes"}, "u"));
+  g.nodes.push_back(node("Concat", {"u", "rest"}, "target"));
+  g.nodes.back().attributes["axis"] = Attribute::of_int(0);
+  if (of_nonzero) {
+    g.nodes.push_back(node("ConstantOfShape", {"u"}, "y"));  // zeros, one per nonzero of x
+  } else {
+    g.nodes.push_back(node("Reshape", {"x", "target"}, "y"));
+  }
+  g.outputs = {{"y", DType::Float32, std::nullopt}};
+  return g;
+}
+
+TEST(Executor, ReusesShapeWorkWhileTheDimsItReadStay) {
+  Executor exec(reshape_by_own_dims(false));
+  std::vector<std::string> seen;
+  exec.set_hook([&](const Node& n, size_t, const std::vector<Tensor>& outputs) {
+    seen.push_back(n.name);
+    EXPECT_EQ(outputs.size(), 1u);
+  });
+  // (N, M) → the nodes reused, the output's dims [M, N].
+  const std::vector<std::tuple<int64_t, int64_t, size_t>> runs = {{2, 3, 0}, {2, 3, 4}, {2, 3, 4}, {3, 5, 0}, {3, 5, 4}, {2, 3, 0}};
+  for (const auto& [n, m, reused] : runs) {
+    Tensor x(DType::Float32, {n, m});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i);
+    seen.clear();
+    const Tensor y = exec.run({{"x", x}}).at("y");
+    ASSERT_EQ(y.dims(), (Dims{m, n})) << n << "x" << m;
+    for (int64_t i = 0; i < y.numel(); ++i) EXPECT_EQ(y.data<float>()[i], float(i));
+    EXPECT_EQ(exec.reused_nodes(), reused) << n << "x" << m;
+    EXPECT_EQ(seen, (std::vector<std::string>{"s", "d", "u", "target", "y"})) << "the hook sees reused nodes too";
+  }
+}
+
+TEST(Executor, ShapeWorkOnDimsTheDataSetsRunsAgain) {
+  Executor exec(reshape_by_own_dims(true));
+  // The same input shape each run; the number of nonzeros changes, and with it y's length.
+  // (x, its nonzeros, the nodes reused: Shape, Gather, Unsqueeze and Concat while NonZero's dims stay).
+  for (const auto& [values, nonzero, reused] : std::vector<std::tuple<std::vector<float>, int64_t, size_t>>{
+           {{1, 0, 1, 1}, 3, 0}, {{1, 0, 1, 1}, 3, 4}, {{0, 0, 0, 1}, 1, 0}, {{0, 2, 0, 1}, 2, 0}, {{2, 0, 1, 0}, 2, 4}}) {
+    const Tensor x = Tensor::from_vector<float>({2, 2}, values);
+    const Tensor y = exec.run({{"x", x}}).at("y");
+    EXPECT_EQ(y.dims(), (Dims{nonzero}));
+    EXPECT_EQ(exec.reused_nodes(), reused);
   }
 }
 

@@ -127,6 +127,35 @@ def broadcasting(batch):
     return model(nodes, [vi("x", shape)], [vi("y", shape)], [init("ch", ch), init("col", col), init("row", row)])
 
 
+def attention():
+    """One self-attention layer of two heads as exporters write it: Q, K and V MatMuls with bias Adds,
+    Reshape [0, 0, heads, d] and Transpose to heads, MatMul(Q, Kᵀ) / √d, Softmax, MatMul with V, and
+    back; the sequence length is dynamic."""
+    r = rng(12)
+    d_model, heads = 16, 2
+    d = d_model // heads
+    inits = [init("split", np.array([0, 0, heads, d], np.int64)), init("merge", np.array([0, 0, d_model], np.int64)),
+             init("sqrt_d", np.array(np.sqrt(d), np.float32))]
+    nodes = []
+    for name in ("q", "k", "v", "o"):
+        inits += [init(f"w_{name}", (r.standard_normal((d_model, d_model)) * 0.3).astype(np.float32)),
+                  init(f"b_{name}", (r.standard_normal(d_model) * 0.1).astype(np.float32))]
+    for name, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+        nodes += [helper.make_node("MatMul", ["x", f"w_{name}"], [f"{name}_mm"], name=f"{name}_proj"),
+                  helper.make_node("Add", [f"{name}_mm", f"b_{name}"], [f"{name}_b"], name=f"{name}_bias"),
+                  helper.make_node("Reshape", [f"{name}_b", "split"], [f"{name}_split"], name=f"{name}_split"),
+                  helper.make_node("Transpose", [f"{name}_split"], [f"{name}_heads"], name=f"{name}_heads", perm=perm)]
+    nodes += [helper.make_node("MatMul", ["q_heads", "k_heads"], ["scores"], name="scores"),
+              helper.make_node("Div", ["scores", "sqrt_d"], ["scaled"], name="scale"),
+              helper.make_node("Softmax", ["scaled"], ["probs"], name="softmax", axis=-1),
+              helper.make_node("MatMul", ["probs", "v_heads"], ["context"], name="context"),
+              helper.make_node("Transpose", ["context"], ["context_t"], name="context_t", perm=[0, 2, 1, 3]),
+              helper.make_node("Reshape", ["context_t", "merge"], ["merged"], name="merge"),
+              helper.make_node("MatMul", ["merged", "w_o"], ["o_mm"], name="o_proj"),
+              helper.make_node("Add", ["o_mm", "b_o"], ["y"], name="o_bias")]
+    return model(nodes, [vi("x", ["N", "S", d_model])], [vi("y", ["N", "S", d_model])], inits)
+
+
 def _torch_models():
     import torch
     import torch.nn as nn
@@ -373,6 +402,7 @@ HELPER_MODELS = {
     "conv_bn_constants": lambda: conv_bn(True),
     "broadcast_static_batch1": lambda: broadcasting(1),
     "broadcast_dynamic_batch": lambda: broadcasting(None),
+    "attention": attention,
 }
 
 
