@@ -106,6 +106,8 @@ TEST(UnaryWide, SoftmaxRowsAreTheScalarFormula) {
   Tensor x = random_tensor({3, 203}, 31, -30.0f, 0.0f);
   x.data<float>()[2 * 203 + 5] = -INFINITY;
   x.data<float>()[2 * 203 + 7] = 1e30f;
+  x.data<float>()[1 * 203 + 10] = -0.0f;  // the row's largest value is a zero of either sign
+  x.data<float>()[1 * 203 + 190] = 0.0f;
   Node softmax;
   softmax.op_type = "Softmax";
   const Tensor y = run_op(softmax, {&x}, 13)[0];
