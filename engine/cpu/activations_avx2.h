@@ -7,7 +7,7 @@
 
 namespace q8::avx2 {
 
-// kernels/exp.cl step by step, as exp_avx512.cpp: its constants, its fused multiply-adds, and its
+// kernels/exp.cl step by step, as unary_avx512.cpp: its constants, its fused multiply-adds, and its
 // branches as blends.
 inline __m256 exp8(__m256 x) {
   const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);

@@ -7,7 +7,7 @@
 namespace q8 {
 
 std::unique_ptr<Op> create_erf(const Node&, const OpContext&) {
-  return make_unary("Erf", [](float x) { return q8_erf(x); }, wide_or_null(nullptr, erf_avx2));
+  return make_unary("Erf", [](float x) { return q8_erf(x); }, wide_or_null(erf_avx512, erf_avx2));
 }
 
 }  // namespace q8

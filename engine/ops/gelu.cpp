@@ -11,7 +11,7 @@ std::unique_ptr<Op> create_gelu(const Node& node, const OpContext&) {
   const std::string approximate = node.attr_string("approximate", "none");
   if (approximate == "tanh") return make_unary("Gelu", [](float x) { return q8_gelu_tanh(x); });
   check(approximate == "none", node.describe() + ": approximate='" + approximate + "' is not 'none' or 'tanh'");
-  return make_unary("Gelu", [](float x) { return q8_gelu(x); }, wide_or_null(nullptr, gelu_avx2));
+  return make_unary("Gelu", [](float x) { return q8_gelu(x); }, wide_or_null(gelu_avx512, gelu_avx2));
 }
 
 }  // namespace q8

@@ -66,6 +66,16 @@ TEST(UnaryWide, Avx512SameBitsAsTheScalarSigmoid) {
   expect_same_bits(sigmoid_avx512, 16, [](float v) { return q8_sigmoid(v); }, "sigmoid");
 }
 
+TEST(UnaryWide, Avx512SameBitsAsTheScalarErf) {
+  if (!has_avx512()) GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(erf_avx512, 16, [](float v) { return q8_erf(v); }, "erf");
+}
+
+TEST(UnaryWide, Avx512SameBitsAsTheScalarGelu) {
+  if (!has_avx512()) GTEST_SKIP() << "no AVX-512 here (or Q8_MAX_CPU_ISA caps it)";
+  expect_same_bits(gelu_avx512, 16, [](float v) { return q8_gelu(v); }, "gelu");
+}
+
 TEST(UnaryWide, Avx2SameBitsAsTheScalarExp) {
   if (!has_avx2()) GTEST_SKIP() << "no AVX2 with FMA here (or Q8_MAX_CPU_ISA caps it)";
   expect_same_bits(exp_avx2, 8, [](float v) { return q8_exp(v); }, "exp");
