@@ -5,6 +5,8 @@
 
 #include <immintrin.h>
 
+#include "engine/cpu/erf_coefficients.h"
+
 namespace q8::avx2 {
 
 // kernels/exp.cl step by step, as unary_avx512.cpp: its constants, its fused multiply-adds, and its
@@ -65,14 +67,7 @@ inline __m256 horner8(const float (&c)[N], __m256 z) {
 // q8_erf: x · T(x²) below 1; ±1 from 4; between, 1 − e^(−a²) / a · P(1/a²) (a < 2) or R(1/a²),
 // with the sign of x; a NaN as it came. Every lane computes every branch; blends pick.
 inline __m256 erf8(__m256 x) {
-  static constexpr float kT[] = {7.853861353153693e-5f, -8.010193625184903e-4f, 5.188327685732524e-3f, -2.685381193529856e-2f,
-                                 1.128358514861418e-1f, -3.761262582423300e-1f, 1.128379165726710e+0f};
-  static constexpr float kP[] = {2.326819970068386e-2f, -1.387039388740657e-1f, 3.687424674597105e-1f,
-                                 -5.824733027278666e-1f, 6.210004621745983e-1f,  -4.944515323274145e-1f,
-                                 3.404879937665872e-1f,  -2.741127028184656e-1f, 5.638259427386472e-1f};
-  static constexpr float kR[] = {-1.047766399936249e+1f, 1.297719955372516e+1f, -7.495518717768503e+0f,
-                                 2.921019019210786e+0f,  -1.015265279202700e+0f, 4.218463358204948e-1f,
-                                 -2.820767439740514e-1f, 5.641895067754075e-1f};
+  using namespace erf_coefficients;
   const __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
   const __m256 a = _mm256_andnot_ps(sign, x);
   const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);

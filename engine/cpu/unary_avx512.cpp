@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include "engine/cpu/erf_coefficients.h"
+
 namespace q8 {
 
 namespace {
@@ -45,14 +47,7 @@ __m512 horner16(const float (&c)[N], __m512 z) {
 
 // q8_erf as activations_avx2.h's erf8, 16 lanes: every branch computed, masks pick.
 __m512 erf16(__m512 x) {
-  static constexpr float kT[] = {7.853861353153693e-5f, -8.010193625184903e-4f, 5.188327685732524e-3f, -2.685381193529856e-2f,
-                                 1.128358514861418e-1f, -3.761262582423300e-1f, 1.128379165726710e+0f};
-  static constexpr float kP[] = {2.326819970068386e-2f, -1.387039388740657e-1f, 3.687424674597105e-1f,
-                                 -5.824733027278666e-1f, 6.210004621745983e-1f,  -4.944515323274145e-1f,
-                                 3.404879937665872e-1f,  -2.741127028184656e-1f, 5.638259427386472e-1f};
-  static constexpr float kR[] = {-1.047766399936249e+1f, 1.297719955372516e+1f, -7.495518717768503e+0f,
-                                 2.921019019210786e+0f,  -1.015265279202700e+0f, 4.218463358204948e-1f,
-                                 -2.820767439740514e-1f, 5.641895067754075e-1f};
+  using namespace erf_coefficients;
   const __m512i sign = _mm512_set1_epi32(int(0x80000000u));
   const __m512 one = _mm512_set1_ps(1.0f);
   const auto flip = [&](__m512 v) { return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), sign)); };
