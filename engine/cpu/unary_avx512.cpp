@@ -37,6 +37,14 @@ __m512 exp16(__m512 x) {
   return _mm512_mask_mov_ps(e, nan, x);
 }
 
+// q8_sigmoid: 1 / (1 + q8_exp(−x)), a NaN as x + x.
+__m512 sigmoid16(__m512 v) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 minus_v = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), _mm512_set1_epi32(int(0x80000000u))));
+  const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, exp16(minus_v)));
+  return _mm512_mask_mov_ps(s, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_add_ps(v, v));
+}
+
 // p = c[0]; p = fma(p, z, c[i]) for i = 1 … N−1: gelu.cl's Horner steps.
 template <int N>
 __m512 horner16(const float (&c)[N], __m512 z) {
@@ -83,23 +91,7 @@ int64_t map16(const float* x, float* y, int64_t n) {
 int64_t erf_avx512(const float* x, float* y, int64_t n) { return map16<erf16>(x, y, n); }
 int64_t gelu_avx512(const float* x, float* y, int64_t n) { return map16<gelu16>(x, y, n); }
 
-int64_t exp_avx512(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, exp16(_mm512_loadu_ps(x + i)));
-  return i;
-}
-
-int64_t sigmoid_avx512(const float* x, float* y, int64_t n) {
-  const __m512i sign = _mm512_set1_epi32(int(0x80000000u));
-  const __m512 one = _mm512_set1_ps(1.0f);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 v = _mm512_loadu_ps(x + i);
-    const __m512 minus_x = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), sign));
-    const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, exp16(minus_x)));
-    _mm512_storeu_ps(y + i, _mm512_mask_mov_ps(s, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_add_ps(v, v)));
-  }
-  return i;
-}
+int64_t exp_avx512(const float* x, float* y, int64_t n) { return map16<exp16>(x, y, n); }
+int64_t sigmoid_avx512(const float* x, float* y, int64_t n) { return map16<sigmoid16>(x, y, n); }
 
 }  // namespace q8
