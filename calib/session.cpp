@@ -157,7 +157,13 @@ std::string CalibrationSession::settings_json() const {
   j["dataset"] = dataset_;
   j["preprocessing"] = o.pre.describe();
   if (!o.data.empty()) j["preprocess"] = nlohmann::ordered_json::parse(o.pre.to_json());
+  if (!choice_json_.empty()) j["auto"] = nlohmann::ordered_json::parse(choice_json_);
   return j.dump();
+}
+
+void CalibrationSession::use_method(const std::string& method, std::string choice_json) {
+  options_.choice.default_method = method;
+  choice_json_ = std::move(choice_json);
 }
 
 void write_calibration(const CalibrationOutputs& o, const HistogramFile& histograms, const RangeTable& table, const Graph& graph) {

@@ -76,6 +76,9 @@ class CalibrationSession {
   // The run's settings as the JSON table keeps them ("settings": method, bins, data, order,
   // preprocessing, ...): what quantize, compare and a resumed run read back.
   std::string settings_json() const;
+  // Calibrates by `method` from here on (q8 calibrate --method auto, once it has chosen); the
+  // choice's figures (JSON) go into the settings as "auto".
+  void use_method(const std::string& method, std::string choice_json);
 
  private:
   SessionOptions options_;
@@ -87,6 +90,7 @@ class CalibrationSession {
   std::unique_ptr<BatchStream> stream_;
   uint64_t previous_samples_ = 0, merged_samples_ = 0;
   EqualizeReport equalized_;
+  std::string choice_json_;
 };
 
 // The files a calibration writes, all or none (StagedFiles): histograms, JSON table, TensorRT cache.

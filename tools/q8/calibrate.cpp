@@ -21,6 +21,7 @@
 #include "engine/io/log.h"
 #include "engine/io/sha256.h"
 #include "engine/onnx/import.h"
+#include "eval/method_choice.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"
 #include "tools/q8/mpi_world.h"
@@ -49,17 +50,20 @@ struct CalibrateOptions {
   bool force = false;
   bool equalize = false;
   int streams = 0;
+  int64_t auto_samples = kDefaultAutoSamples;
 };
 
 MethodChoice method_choice(const CalibrateOptions& o) {
   MethodChoice choice;
-  choice.default_method = o.method;
+  // auto observes for every method and calibrates by the default until it has chosen.
+  choice.default_method = o.method == kAutoMethod ? kDefaultMethod : o.method;
   choice.options.percentile = o.percentile;
   for (const auto& [name, method] : parse_assignments(o.overrides, "--override", "NAME_OR_OPTYPE=METHOD")) {
     check_argument(find_method(method) != nullptr, "--override " + name + "=" + method + ": unknown method (methods: " + method_names() + ")");
     choice.overrides[name] = method;
   }
-  check_argument(find_method(o.method) != nullptr, "--method " + o.method + ": unknown method (methods: " + method_names() + ")");
+  check_argument(o.method == kAutoMethod || find_method(o.method) != nullptr,
+                 "--method " + o.method + ": unknown method (methods: " + method_names() + ", or auto)");
   return choice;
 }
 
@@ -129,7 +133,12 @@ void print_settings(CalibrationSession& session, const CalibrateOptions& o, cons
   }
   if (!o.merge.empty())
     log::info("merging:       %zu histogram files (%llu samples)\n", o.merge.size(), static_cast<unsigned long long>(session.merged_samples()));
-  log::info("method:        %s%s, %lld bins%s\n", o.method.c_str(), o.method == "percentile" ? (" " + std::to_string(o.percentile)).c_str() : "",
+  std::string method = o.method;
+  if (o.method == "percentile") method += " " + std::to_string(o.percentile);
+  if (o.method == kAutoMethod)
+    method += " (each method's QDQ model against FP32 on " + std::to_string(o.auto_samples) + " samples; " + kDefaultMethod +
+              " unless another is closer on nearly every sample)";
+  log::info("method:        %s, %lld bins%s\n", method.c_str(),
             static_cast<long long>(o.bins), o.skip_zeros ? ", zeros skipped" : "");
   for (const auto& [k, m] : session.options().choice.overrides) log::info("override:      %s -> %s\n", k.c_str(), m.c_str());
   if (o.equalize) {
@@ -139,8 +148,8 @@ void print_settings(CalibrationSession& session, const CalibrateOptions& o, cons
   }
   std::string outputs;
   if (!o.cache.empty()) {
-    outputs += "cache " + o.cache + " (TRT-" + o.trt_version + "-" + trt_algorithm(o.method);
-    if (o.method != "max" && o.method != "entropy")
+    outputs += "cache " + o.cache + " (TRT-" + o.trt_version + "-" + (o.method == kAutoMethod ? "<the chosen method's calibrator>" : trt_algorithm(o.method));
+    if (o.method != "max" && o.method != "entropy" && o.method != kAutoMethod)
       outputs += ": TensorRT has no " + o.method + " calibrator and loads a cache only under its own calibrator's name; "
                  "EntropyCalibration2 is its default";
     outputs += ") ";
@@ -166,6 +175,27 @@ void report_non_finite(const Calibrator& calibrator) {
   }
 }
 
+// --method auto: every method's table, quantized, against FP32 on samples of the data; the session
+// then calibrates by the one chosen (docs/calibration.md, "Choosing the method by the outputs").
+void choose_by_outputs(CalibrationSession& session, const CalibrateOptions& o) {
+  const ChoiceSamples samples = choice_samples(session.inputs(), o.d.pre, o.d.stream, o.d.stream.limit, o.auto_samples);
+  const int64_t n = samples.stream.limit - samples.stream.skip;
+  log::info("auto:          quantizing with each method and running %lld %s against FP32\n", static_cast<long long>(n),
+            samples.held_back ? "held-back samples (after the ones calibrated on)" : "of the calibration samples");
+  std::fflush(stdout);
+  const MethodChoiceReport r = choose_method_on(session.graph(), session.calibrator(), session.options().choice, samples, [](const MethodTrial& t) {
+    log::info("  %-11s output error %.4g (geometric mean of 1 - cosine), lowest output cosine %.6f ('%s')\n", t.method.c_str(), t.loss,
+              t.lowest_cosine, t.lowest_output.c_str());
+    std::fflush(stdout);
+  });
+  std::string wins;
+  for (size_t i = 1; i < r.trials.size(); ++i)
+    wins += (i > 1 ? ", " : "") + r.trials[i].method + " " + std::to_string(wins_over(r.trials[i], r.trials[0]));
+  log::info("auto:          chose %s (samples on which each beats %s: %s; %lld needed)\n", r.chosen.c_str(), r.trials[0].method.c_str(),
+            wins.c_str(), static_cast<long long>(r.wins_needed));
+  session.use_method(r.chosen, method_choice_json(r));
+}
+
 void calibrate(CalibrateOptions o, const MpiWorld& world) {
   // From here on Ctrl-C (or SIGTERM) stops the run between batches, with nothing half-written.
   std::signal(SIGINT, on_interrupt);
@@ -173,6 +203,7 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   o.d.resolve();
   check_argument(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
   check_argument(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
+  check_argument(o.method != kAutoMethod || !o.d.data.empty(), "--method auto measures the methods on samples of --data; give --data");
   check_argument(!o.equalize || o.cache.empty(), "--equalize with --cache: the cache would hold the equalized graph's ranges, but TensorRT builds "
                                                "from the model as given; write --json and let q8 quantize equalize the same way");
   check_output_paths(o);
@@ -212,6 +243,7 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   if (session.stream())
     log::info("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
               run.seconds > 0 ? double(run.samples) / run.seconds : 0.0);
+  if (o.method == kAutoMethod) choose_by_outputs(session, o);
   const RangeTable table = session.table(file.samples);
   report_non_finite(session.calibrator());
   int degenerate = 0;
@@ -222,7 +254,7 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
                r.descriptor.method.c_str(), r.stats.max_abs, 100 * r.clipped);
   report_clipping(clipping_warnings(session.calibrator(), table, session.graph(), choice.options, o.clip_limit), o.clip_limit,
                   o.d.stream.strict);
-  write_calibration({o.histograms, o.json, o.cache, o.trt_version, trt_algorithm(o.method), session.settings_json()}, file, table,
+  write_calibration({o.histograms, o.json, o.cache, o.trt_version, trt_algorithm(session.options().choice.default_method), session.settings_json()}, file, table,
                     session.graph());
   for (const std::string* path : {&o.histograms, &o.json, &o.cache})
     if (!path->empty()) log::info("wrote %s\n", path->c_str());
@@ -236,7 +268,10 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("model", o->model, "ONNX model")->required();
   add_dataset_options(cmd, o->d, true);
   auto* method = "Method";
-  cmd->add_option("--method", o->method, "max, percentile, entropy or mse")->capture_default_str()->group(method);
+  cmd->add_option("--method", o->method, "max, percentile, entropy, mse, or auto (each tried on the model's outputs, docs/calibration.md)")
+      ->capture_default_str()->group(method);
+  cmd->add_option("--auto-samples", o->auto_samples, "samples --method auto measures each method on")
+      ->capture_default_str()->check(at_least(1))->group(method);
   cmd->add_option("--percentile", o->percentile, "for --method percentile")->capture_default_str()->group(method)
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--bins", o->bins, "histogram bins (a power of two)")->capture_default_str()->group(method)
