@@ -134,7 +134,21 @@ MethodChoiceReport choose_method_on(const Graph& graph, const Calibrator& calibr
   return r;
 }
 
-std::string method_choice_json(const MethodChoiceReport& report) {
+const MethodTrial& chosen_trial(const MethodChoiceReport& report) {
+  for (const MethodTrial& t : report.trials)
+    if (t.method == report.chosen) return t;
+  throw Error("the method chosen, " + report.chosen + ", was not measured");
+}
+
+bool equalized_wins(const MethodChoiceReport& as_given, const MethodChoiceReport& equalized) {
+  const MethodTrial& a = chosen_trial(as_given);
+  const MethodTrial& e = chosen_trial(equalized);
+  return wins_over(e, a) >= sign_test_wins(int64_t(a.sample_losses.size())) && e.loss < a.loss;
+}
+
+namespace {
+
+nlohmann::ordered_json round_json(const MethodChoiceReport& report) {
   nlohmann::ordered_json j;
   j["chosen"] = report.chosen;
   j["samples"] = report.samples;
@@ -145,6 +159,17 @@ std::string method_choice_json(const MethodChoiceReport& report) {
     trials.push_back({{"method", t.method}, {"loss", t.loss}, {"sample_losses", t.sample_losses}, {"lowest_cosine", t.lowest_cosine},
                       {"lowest_output", t.lowest_output}});
   j["candidates"] = trials;
+  return j;
+}
+
+}  // namespace
+
+std::string method_choice_json(const MethodChoiceReport& as_given, const MethodChoiceReport* equalized, bool equalize) {
+  nlohmann::ordered_json j;
+  j["chosen"] = equalize ? equalized->chosen : as_given.chosen;
+  j["equalize"] = equalize;
+  j["as_given"] = round_json(as_given);
+  if (equalized) j["equalized"] = round_json(*equalized);
   return j.dump();
 }
 

@@ -23,6 +23,9 @@ inline constexpr double kAutoLeastLoss = 1e-9;
 // The one-sided sign test's level: another method must beat the default on so many samples that
 // chance alone would do it at most this often.
 inline constexpr double kAutoSignLevel = 0.05;
+// The lowest output cosine under which INT8 is said to have collapsed (q8 quantize's check warns,
+// and --method auto calibrates again after cross-layer equalization).
+inline constexpr double kCollapseCosine = 0.97;
 
 struct MethodTrial {
   std::string method;
@@ -75,7 +78,14 @@ ChoiceSamples choice_samples(std::vector<StreamInput> inputs, Preprocessing pre,
 MethodChoiceReport choose_method_on(const Graph& graph, const Calibrator& calibrator, const MethodChoice& base, const ChoiceSamples& samples,
                                     const OnTrial& on_trial = {});
 
-// The report as the JSON table keeps it (settings.auto).
-std::string method_choice_json(const MethodChoiceReport& report);
+// The candidate the report chose.
+const MethodTrial& chosen_trial(const MethodChoiceReport& report);
+// Whether `equalized`'s choice replaces `as_given`'s: the smaller loss on sign_test_wins(samples)
+// samples and overall (the rule between methods, between the two graphs).
+bool equalized_wins(const MethodChoiceReport& as_given, const MethodChoiceReport& equalized);
+
+// The choice as the JSON table keeps it (settings.auto): the method, whether the graph was
+// equalized, and each round's figures (equalized absent when that round was not run).
+std::string method_choice_json(const MethodChoiceReport& as_given, const MethodChoiceReport* equalized, bool equalize);
 
 }  // namespace q8

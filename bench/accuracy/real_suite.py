@@ -14,8 +14,8 @@ Models (DIR holds them as run_accuracy.sh fetches them):
   blazeface_back   the same, 256², the back-camera model (69 convolutions, depthwise 5×5).
                    Metric: F1 of INT8's face boxes against FP32's after the package's decoding and
                    overlap removal (face_metrics.py, threshold 0.75, match at IoU 0.5).
-Methods: max, entropy, percentile, mse (the default); "+eq" calibrates with --equalize, "+bc"
-quantizes with --bias-correction (on the calibration samples).
+Methods: max, entropy, percentile, mse (the default), auto (q8 calibrate --method auto); "+eq"
+calibrates with --equalize, "+bc" quantizes with --bias-correction (on the calibration samples).
 First, FP32 through q8 against ONNX Runtime (--ort-dir) on two samples: the largest difference of
 any output is printed with each model. Prints one table and writes every row to JSON_OUT.
 """
@@ -34,7 +34,7 @@ from run_suite import split_method  # noqa: E402  (this folder is on sys.path wh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-METHODS = ["max", "entropy", "percentile", "mse", "percentile+eq", "mse+eq", "percentile+bc", "mse+bc", "percentile+eq+bc", "mse+eq+bc"]
+METHODS = ["max", "entropy", "percentile", "mse", "auto", "auto+eq", "percentile+eq", "mse+eq", "percentile+bc", "mse+bc", "percentile+eq+bc", "mse+eq+bc"]
 # name: (file under the models dir, input, size, layout, mean, std, task)
 MODELS = {
     "isnet": ("isnet/isnet_fp16.onnx", "input", 1024, "nchw", 128.0, 256.0, "matte"),
@@ -109,12 +109,15 @@ def ort_check(q8, ort_dir, model, input_name, test, work):
 
 
 def calibrate(q8, model, calib, base, method, equalize, cache):
-    """The table of one method; the histograms of a run serve the other methods (--resume)."""
+    """The table of one method; the histograms of a run serve the other methods (--resume). auto runs
+    alone: it may calibrate the equalized graph too, which a resumed run may not."""
     key = "eq" if equalize else "plain"
     h5 = f"{base}.{key}.h5"
     table = f"{base}.{method}.{key}.json"
     flags = ["--equalize"] if equalize else []
-    if key not in cache:
+    if method == "auto":
+        run([q8, "calibrate", model, "--data", calib, "--method", method, "--json", table, "--quiet"] + flags)
+    elif key not in cache:
         run([q8, "calibrate", model, "--data", calib, "--method", method, "--json", table, "--histograms", h5, "--quiet"] + flags)
         cache[key] = True
     else:

@@ -9,6 +9,11 @@ the smaller loss on 7 of the 8 samples and overall), the table's ranges must be 
 method's, and the TensorRT cache must carry its calibrator's name.
 With nothing to measure on (--merge alone) auto is one error line, exit 2, nothing written.
 
+A model that collapses as given (a depthwise Conv → Relu → pointwise Conv whose depthwise channels'
+ranges span 10⁴, what BatchNorm folding leaves in mobile detectors) must make auto calibrate the
+equalized graph too, keep it (settings.equalize, as q8 quantize then applies), and the QDQ model
+written from that table must be closer to FP32 on other samples than the one from --method mse.
+
     auto_method_test.py Q8_BINARY WORK_DIR
 """
 import gzip
@@ -19,6 +24,10 @@ import shutil
 import struct
 import subprocess
 import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tally import Tally, stderr_excerpt  # noqa: E402
@@ -53,8 +62,12 @@ def main():
         tally.check("q8 calibrate --method auto", stderr_excerpt(p.stderr))
         return tally.finish()
     settings = json.load(open(table))["settings"]
-    choice = settings.get("auto", {})
+    recorded = settings.get("auto", {})
+    choice = recorded.get("as_given", {})
     trials = {t["method"]: t for t in choice.get("candidates", [])}
+    # The shipped model does not collapse (lowest cosine > 0.97), so no equalized round is run.
+    tally.check("no equalized round where the graph as given holds", "" if recorded.get("equalize") is False and "equalized" not in recorded
+                and min(t["lowest_cosine"] for t in trials.values()) > 0.97 else f"settings.auto is {recorded}")
     tally.check("the table records every candidate, mse first, measured on 8 held-back samples",
                 "" if list(trials)[:1] == ["mse"] and set(trials) == {"mse", "max", "percentile", "entropy"}
                 and choice.get("samples") == HELD and choice.get("held_back") is True else f"settings.auto is {choice}")
@@ -95,7 +108,8 @@ def main():
     best = min(winners, key=lambda m: (losses[m], list(losses).index(m))) if winners else None
     want = best if best and losses[best] < losses["mse"] else "mse"
     tally.check(f"the choice follows the rule ({', '.join(f'{m} {v:.3g}' for m, v in losses.items())}; 7 of 8 to win: {want})",
-                "" if choice.get("chosen") == want == settings.get("method") else f"chose {choice.get('chosen')}, method {settings.get('method')}")
+                "" if choice.get("chosen") == want == settings.get("method") == recorded.get("chosen")
+                else f"chose {choice.get('chosen')}, method {settings.get('method')}")
 
     chosen = json.load(open(table))["activations"]
     own = json.load(open(os.path.join(work, f"{want}.json")))["activations"]
@@ -113,7 +127,47 @@ def main():
     tally.check("--method auto with --merge alone: one error line naming --data, exit 2, nothing written",
                 "" if p.returncode == 2 and len(errors) == 1 and "--data" in errors[0] and not os.path.exists(out)
                 else f"exit {p.returncode}, {p.stderr.strip()!r}")
+    collapsing_model(q8, work, tally)
     return tally.finish()
+
+
+def collapsing_model(q8, work, tally):
+    rng = np.random.default_rng(5)
+    spread = np.exp(np.linspace(-4.6, 4.6, 16)).astype(np.float32)  # depthwise output ranges from 0.01 to 100
+    inits = [numpy_helper.from_array(rng.normal(size=(16, 3, 3, 3)).astype(np.float32), "W1"),
+             numpy_helper.from_array((rng.normal(size=(16, 1, 3, 3)) * spread.reshape(16, 1, 1, 1)).astype(np.float32), "Wd"),
+             numpy_helper.from_array((rng.normal(size=(8, 16, 1, 1)) / spread.reshape(1, 16, 1, 1)).astype(np.float32), "Wp")]
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "W1"], ["c"], name="conv", pads=[1, 1, 1, 1]), n("Relu", ["c"], ["r"]),
+             n("Conv", ["r", "Wd"], ["d"], name="depthwise", group=16, pads=[1, 1, 1, 1]), n("Relu", ["d"], ["e"]),
+             n("Conv", ["e", "Wp"], ["y"], name="pointwise")]
+    g = helper.make_graph(nodes, "collapse", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 16, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 8, 16, 16])], inits)
+    model = os.path.join(work, "collapse.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_operatorsetid("", 13)]), model)
+    data, test = os.path.join(work, "collapse-calib.npy"), os.path.join(work, "collapse-test.npy")
+    np.save(data, rng.normal(size=(32, 3, 16, 16)).astype(np.float32))
+    np.save(test, rng.normal(size=(32, 3, 16, 16)).astype(np.float32))
+    cosine = {}
+    for method in ("mse", "auto"):
+        table, qdq, report = (os.path.join(work, f"collapse.{method}{e}") for e in (".json", ".qdq.onnx", ".compare.json"))
+        p = run(q8, "calibrate", model, "--data", data, "--method", method, "--json", table)
+        if p.returncode == 0:
+            p = run(q8, "quantize", model, "--calib", table, "-o", qdq, "--check-samples", "0", "--quiet")
+        if p.returncode == 0:
+            p = run(q8, "compare", model, qdq, "--data", test, "--quiet", "--layers", "0", "--json", report)
+        if p.returncode:
+            tally.check(f"the collapsing model with --method {method}", stderr_excerpt(p.stderr))
+            return
+        cosine[method] = json.load(open(report))["outputs"][0]["cosine"]
+    recorded = json.load(open(os.path.join(work, "collapse.auto.json")))["settings"]
+    auto = recorded.get("auto", {})
+    as_given = min(t["lowest_cosine"] for t in auto.get("as_given", {}).get("candidates", [{"lowest_cosine": 1}]))
+    tally.check(f"a model that collapses as given (best lowest cosine {as_given:.3f}) is calibrated equalized too, and that is kept",
+                "" if as_given < 0.97 and "equalized" in auto and auto.get("equalize") is True and recorded.get("equalize") is True
+                else f"settings: equalize {recorded.get('equalize')}, auto {auto}")
+    tally.check(f"its QDQ model is closer to FP32 on other samples than mse's (cosine {cosine['auto']:.4f} against {cosine['mse']:.4f})",
+                "" if cosine["auto"] > cosine["mse"] and cosine["auto"] >= 0.97 else "not closer, or still collapsed")
 
 
 if __name__ == "__main__":

@@ -79,5 +79,19 @@ TEST(MethodChoice, TheDefaultStaysUnlessAnotherWinsOnNearlyEverySample) {
   EXPECT_THROW(wins_over(trial("a", {1, 2}), trial("b", {1})), Error);
 }
 
+TEST(MethodChoice, TheEqualizedGraphWinsOnlyByTheSameRule) {
+  MethodChoiceReport as_given, equalized;
+  as_given.trials = {trial("mse", {4, 4, 4, 4, 4, 4, 4, 4}), trial("percentile", {3, 3, 3, 3, 3, 3, 3, 3})};
+  as_given.chosen = "percentile";
+  equalized.trials = {trial("mse", {2, 2, 2, 2, 2, 2, 9, 9})};
+  equalized.chosen = "mse";
+  EXPECT_EQ(&chosen_trial(as_given), &as_given.trials[1]);
+  EXPECT_FALSE(equalized_wins(as_given, equalized));  // 6 of 8 against the chosen percentile's
+  equalized.trials[0] = trial("mse", {2, 2, 2, 2, 2, 2, 2, 9});
+  EXPECT_TRUE(equalized_wins(as_given, equalized));
+  as_given.chosen = "entropy";
+  EXPECT_THROW(chosen_trial(as_given), Error);
+}
+
 }  // namespace
 }  // namespace q8

@@ -175,12 +175,12 @@ void report_non_finite(const Calibrator& calibrator) {
   }
 }
 
-// --method auto: every method's table, quantized, against FP32 on samples of the data; the session
-// then calibrates by the one chosen (docs/calibration.md, "Choosing the method by the outputs").
-void choose_by_outputs(CalibrationSession& session, const CalibrateOptions& o) {
+// One round of --method auto on a session's observers: every method's table, quantized, against
+// FP32 on samples of the data (docs/calibration.md, "Choosing the method by the outputs").
+MethodChoiceReport measure_methods(CalibrationSession& session, const CalibrateOptions& o, const char* graph) {
   const ChoiceSamples samples = choice_samples(session.inputs(), o.d.pre, o.d.stream, o.d.stream.limit, o.auto_samples);
   const int64_t n = samples.stream.limit - samples.stream.skip;
-  log::info("auto:          quantizing with each method and running %lld %s against FP32\n", static_cast<long long>(n),
+  log::info("auto:          quantizing the %s graph with each method and running %lld %s against FP32\n", graph, static_cast<long long>(n),
             samples.held_back ? "held-back samples (after the ones calibrated on)" : "of the calibration samples");
   std::fflush(stdout);
   const MethodChoiceReport r = choose_method_on(session.graph(), session.calibrator(), session.options().choice, samples, [](const MethodTrial& t) {
@@ -193,7 +193,57 @@ void choose_by_outputs(CalibrationSession& session, const CalibrateOptions& o) {
     wins += (i > 1 ? ", " : "") + r.trials[i].method + " " + std::to_string(wins_over(r.trials[i], r.trials[0]));
   log::info("auto:          chose %s (samples on which each beats %s: %s; %lld needed)\n", r.chosen.c_str(), r.trials[0].method.c_str(),
             wins.c_str(), static_cast<long long>(r.wins_needed));
-  session.use_method(r.chosen, method_choice_json(r));
+  std::fflush(stdout);
+  return r;
+}
+
+// Why --method auto may not calibrate an equalized graph here ("" when it may).
+std::string why_not_equalized(const CalibrateOptions& o, const MpiWorld& world) {
+  if (o.equalize) return "the graph is already equalized (--equalize)";
+  if (!o.cache.empty()) return "--cache describes the model as given";
+  if (!o.resume.empty() || !o.merge.empty()) return "--resume and --merge continue histograms of the graph as given";
+  if (world.size() > 1) return "an MPI job observes the graph as given";
+  return "";
+}
+
+// --method auto: the method chosen on the graph as calibrated; when that collapses (its lowest
+// output cosine under kCollapseCosine), the data again through the equalized graph and the choice
+// there, kept when it wins. Returns the equalized session when it does (it then holds the run).
+std::unique_ptr<CalibrationSession> choose_by_outputs(CalibrationSession& session, const CalibrateOptions& o, const MpiWorld& world,
+                                                      int streams) {
+  const MethodChoiceReport as_given = measure_methods(session, o, o.equalize ? "equalized" : "given");
+  const MethodTrial& chosen = chosen_trial(as_given);
+  const std::string why_not = why_not_equalized(o, world);
+  if (chosen.lowest_cosine >= kCollapseCosine || !why_not.empty()) {
+    if (chosen.lowest_cosine < kCollapseCosine)
+      log::warn("--method auto: the lowest output cosine %.4f is under %g; cross-layer equalization not tried: %s\n", chosen.lowest_cosine,
+                kCollapseCosine, why_not.c_str());
+    session.use_method(as_given.chosen, method_choice_json(as_given, nullptr, false));
+    return nullptr;
+  }
+  log::info("auto:          the lowest output cosine %.4f is under %g: calibrating again after cross-layer equalization\n", chosen.lowest_cosine,
+            kCollapseCosine);
+  SessionOptions options = session.options();
+  options.equalize = true;
+  auto equalized = std::make_unique<CalibrationSession>(options);
+  const EqualizeReport& e = equalized->equalized();
+  log::info("equalize:      cross-layer equalization of %zu convolutions into %zu readers (%d sweeps); %zu left as they are\n", e.producers,
+            e.readers, e.sweeps, e.skipped.size());
+  Progress progress("calibrating", equalized->stream()->total(), log::quiet());
+  const CalibrationRunResult run = equalized->run(progress, g_interrupted, streams);
+  check(!run.interrupted, "interrupted while calibrating the equalized graph; nothing written");
+  const MethodChoiceReport eq = measure_methods(*equalized, o, "equalized");
+  const bool wins = equalized_wins(as_given, eq);
+  const MethodTrial& best = chosen_trial(eq);
+  log::info("auto:          %s equalized (output error %.4g, lowest output cosine %.4f) against %s as given (%.4g, %.4f): %s\n",
+            eq.chosen.c_str(), best.loss, best.lowest_cosine, as_given.chosen.c_str(), chosen.loss, chosen.lowest_cosine,
+            wins ? "the equalized graph" : "the graph as given");
+  if (!wins) {
+    session.use_method(as_given.chosen, method_choice_json(as_given, &eq, false));
+    return nullptr;
+  }
+  equalized->use_method(eq.chosen, method_choice_json(as_given, &eq, true));
+  return equalized;
 }
 
 void calibrate(CalibrateOptions o, const MpiWorld& world) {
@@ -243,19 +293,23 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   if (session.stream())
     log::info("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
               run.seconds > 0 ? double(run.samples) / run.seconds : 0.0);
-  if (o.method == kAutoMethod) choose_by_outputs(session, o);
-  const RangeTable table = session.table(file.samples);
-  report_non_finite(session.calibrator());
+  std::unique_ptr<CalibrationSession> equalized;
+  if (o.method == kAutoMethod) equalized = choose_by_outputs(session, o, world, streams);
+  // The session whose observers the outputs come from: the equalized one when auto chose it.
+  CalibrationSession& out = equalized ? *equalized : session;
+  const HistogramFile written = equalized ? out.histograms(run.positions) : file;
+  const RangeTable table = out.table(written.samples);
+  report_non_finite(out.calibrator());
   int degenerate = 0;
   for (const auto& [name, r] : table.activations) degenerate += r.degenerate();
   log::info("calibrated %zu activations (%d all-zero) and %zu weights\n", table.activations.size(), degenerate, table.weights.size());
   for (const auto& [name, r] : table.activations)
     log::debug("  %-44s amax %-12.6g %-10s max |x| %-12.6g clips %.3g %%", name.c_str(), r.degenerate() ? 0.0 : r.descriptor.amax[0],
                r.descriptor.method.c_str(), r.stats.max_abs, 100 * r.clipped);
-  report_clipping(clipping_warnings(session.calibrator(), table, session.graph(), choice.options, o.clip_limit), o.clip_limit,
+  report_clipping(clipping_warnings(out.calibrator(), table, out.graph(), choice.options, o.clip_limit), o.clip_limit,
                   o.d.stream.strict);
-  write_calibration({o.histograms, o.json, o.cache, o.trt_version, trt_algorithm(session.options().choice.default_method), session.settings_json()}, file, table,
-                    session.graph());
+  write_calibration({o.histograms, o.json, o.cache, o.trt_version, trt_algorithm(out.options().choice.default_method), out.settings_json()},
+                    written, table, out.graph());
   for (const std::string* path : {&o.histograms, &o.json, &o.cache})
     if (!path->empty()) log::info("wrote %s\n", path->c_str());
 }

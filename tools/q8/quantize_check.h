@@ -8,10 +8,11 @@
 
 #include "calib/range_table.h"
 #include "engine/ir/graph.h"
+#include "eval/method_choice.h"
 
 namespace q8::cli {
 
-inline constexpr double kCheckFloor = 0.97;  // the lowest output cosine under which INT8 is said to have collapsed
+inline constexpr double kCheckFloor = kCollapseCosine;
 
 struct CheckOptions {
   std::string model, calib, output, data;  // data: "" for the table's own (settings.data)
