@@ -17,6 +17,9 @@
 namespace q8 {
 
 inline constexpr const char* kAutoMethod = "auto";
+// What q8 calibrate uses unless --method says otherwise (docs/calibration.md, "The default"); the
+// method auto prefers is kDefaultMethod.
+inline constexpr const char* kDefaultCalibrateMethod = kAutoMethod;
 inline constexpr int64_t kDefaultAutoSamples = 8;
 // An output's loss counts as at least this (an output quantization does not move at all).
 inline constexpr double kAutoLeastLoss = 1e-9;

@@ -9,6 +9,7 @@
 #include "calib/table_file.h"
 #include "calib/trt_cache.h"
 #include "engine/io/atomic_write.h"
+#include "eval/auto_calibration.h"
 #include "python/background.h"
 #include "python/bindings.h"
 #include "python/data.h"
@@ -21,11 +22,13 @@ namespace {
 CalibrationTable calibrate(const Model& model, const py::object& data, const std::string& method, double percentile, int64_t bins,
                            std::optional<int64_t> batch_size, int64_t limit, bool shuffle, uint64_t seed, bool skip_zeros, bool equalize,
                            const std::map<std::string, std::string>& overrides, const std::optional<std::string>& preprocess_json,
-                           int streams, const py::object& progress) {
+                           int streams, int64_t auto_samples, const py::object& progress) {
   check_argument(!model.path.empty(), "calibrate: the model has no file (save it first): calibration records the file's SHA-256");
   SessionOptions s;
   s.model = model.path;
-  s.choice.default_method = method;
+  // auto observes for every method and calibrates by the default until it has chosen.
+  const bool choose = method == kAutoMethod;
+  s.choice.default_method = choose ? kDefaultMethod : method;
   s.choice.options.percentile = percentile;
   for (const auto& [name, m] : overrides) s.choice.overrides[name] = m;
   s.bins = bins, s.skip_zeros = skip_zeros, s.equalize = equalize;
@@ -46,11 +49,20 @@ CalibrationTable calibrate(const Model& model, const py::object& data, const std
   CalibrationRunResult run;
   background.run([&] { run = session.run(bar, background.interrupt(), calibration_streams(streams)); });
   check(run.samples > 0, "no sample was observed (the data holds none, or every one was skipped as corrupt)");
+  std::unique_ptr<CalibrationSession> equalized;
+  if (choose) {
+    AutoCalibrationOptions a;
+    a.samples = auto_samples, a.streams = calibration_streams(streams), a.interrupt = &background.interrupt();
+    if (equalize) a.why_not_equalized = "the graph is already equalized (equalize=True)";
+    background.run([&] { equalized = choose_method_by_outputs(session, a); });
+  }
+  // The session whose observers the table comes from: the equalized one when auto chose it.
+  CalibrationSession& out = equalized ? *equalized : session;
   CalibrationTable t;
   t.graph = model.graph;
-  t.trt_algorithm = trt_algorithm(method);
-  t.histograms = std::make_shared<HistogramFile>(session.histograms(run.positions));
-  t.json = format_json_table(session.table(t.histograms->samples), session.settings_json());
+  t.trt_algorithm = trt_algorithm(out.options().choice.default_method);
+  t.histograms = std::make_shared<HistogramFile>(out.histograms(run.positions));
+  t.json = format_json_table(out.table(t.histograms->samples), out.settings_json());
   t.table = parse_json_table(t.json, "the calibration table");
   return t;
 }
@@ -99,7 +111,7 @@ void bind_calibrate(py::module_& m) {
         "Reads a table for quantizing `model`: q8's JSON range table (made for this model) or a TensorRT calibration cache");
   m.def("_calibrate", &calibrate, py::arg("model"), py::arg("data"), py::arg("method"), py::arg("percentile"), py::arg("bins"),
         py::arg("batch_size"), py::arg("limit"), py::arg("shuffle"), py::arg("seed"), py::arg("skip_zeros"), py::arg("equalize"),
-        py::arg("overrides"), py::arg("preprocess_json"), py::arg("streams"), py::arg("progress"));
+        py::arg("overrides"), py::arg("preprocess_json"), py::arg("streams"), py::arg("auto_samples"), py::arg("progress"));
 }
 
 }  // namespace q8::python

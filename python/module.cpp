@@ -6,6 +6,7 @@
 #include "engine/io/log.h"
 #include "engine/ir/error.h"
 #include "eval/accuracy.h"
+#include "eval/method_choice.h"
 #include "python/bindings.h"
 
 PYBIND11_MODULE(_q8, m) {
@@ -31,7 +32,8 @@ PYBIND11_MODULE(_q8, m) {
   // A notebook gets warnings, not the CLI's settings lines.
   q8::log::set_level(q8::log::Level::Warn);
   m.attr("__version__") = Q8_VERSION;
-  m.attr("DEFAULT_METHOD") = q8::kDefaultMethod;
+  m.attr("DEFAULT_METHOD") = q8::kDefaultCalibrateMethod;
+  m.attr("DEFAULT_AUTO_SAMPLES") = q8::kDefaultAutoSamples;
   m.attr("DEFAULT_BINS") = q8::kDefaultHistogramBins;
   m.attr("DEFAULT_PERCENTILE") = q8::MethodOptions{}.percentile;
   m.attr("DEFAULT_THRESHOLD") = q8::CompareOptions{}.threshold;

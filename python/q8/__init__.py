@@ -15,10 +15,10 @@ import json
 import sys
 
 from . import _q8
-from ._q8 import (DEFAULT_BINS, DEFAULT_METHOD, DEFAULT_PERCENTILE, DEFAULT_THRESHOLD, DEFAULT_TRT_VERSION, ArgumentError,
+from ._q8 import (DEFAULT_AUTO_SAMPLES, DEFAULT_BINS, DEFAULT_METHOD, DEFAULT_PERCENTILE, DEFAULT_THRESHOLD, DEFAULT_TRT_VERSION, ArgumentError,
                   CalibrationTable, Error, Model, Plan, __version__, build, load, load_plan, load_table, quantize, set_log_level)
 
-__all__ = ["DEFAULT_BINS", "DEFAULT_METHOD", "DEFAULT_PERCENTILE", "DEFAULT_THRESHOLD", "DEFAULT_TRT_VERSION", "ArgumentError",
+__all__ = ["DEFAULT_AUTO_SAMPLES", "DEFAULT_BINS", "DEFAULT_METHOD", "DEFAULT_PERCENTILE", "DEFAULT_THRESHOLD", "DEFAULT_TRT_VERSION", "ArgumentError",
            "CalibrationTable", "Error", "Model", "Plan", "build", "calibrate", "compare", "load", "load_plan", "load_table",
            "quantize", "set_log_level", "__version__"]
 
@@ -92,9 +92,10 @@ def _json(preprocess):
 
 def calibrate(model, data, method=DEFAULT_METHOD, *, percentile=DEFAULT_PERCENTILE, bins=DEFAULT_BINS, batch_size=None,
               limit=0, shuffle=False, seed=0, skip_zeros=False, equalize=False, overrides=None, preprocess=None, streams=0,
-              progress=True):
+              auto_samples=DEFAULT_AUTO_SAMPLES, progress=True):
     """Streams data through the FP32 model and returns each activation's amax by `method` (max, percentile,
-    entropy or mse) and the weights' per-channel ranges, as `q8 calibrate` does with the same settings.
+    entropy, mse, or auto: each tried on the model's outputs, on auto_samples of a dataset path) and the
+    weights' per-channel ranges, as `q8 calibrate` does with the same settings.
 
     data: a dataset path (what --data takes), a reader with get_next() returning {input name: array} or None
     (ONNX Runtime's CalibrationDataReader), or an iterable of {input name: array}, one batch each.
@@ -102,7 +103,7 @@ def calibrate(model, data, method=DEFAULT_METHOD, *, percentile=DEFAULT_PERCENTI
     """
     return _with_progress(progress, lambda bar: _q8._calibrate(
         model, data, method, percentile, bins, batch_size, limit, shuffle, seed, skip_zeros, equalize, dict(overrides or {}),
-        _json(preprocess), streams, bar))
+        _json(preprocess), streams, auto_samples, bar))
 
 
 def compare(fp32, qdq, data, *, int8=False, threshold=DEFAULT_THRESHOLD, batch_size=None, limit=0, preprocess=None,

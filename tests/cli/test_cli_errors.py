@@ -203,7 +203,7 @@ def main():
         ("quantize: an output path that cannot be written", ["quantize", FASHION, "--calib", p["fashion_table"], "-o",
                                                              "/proc/q8/q.onnx"], "/proc/q8/q.onnx: cannot write"),
         ("calibrate: unknown method", ["calibrate", FASHION, "--data", p["images"], "--method", "kl", "--cache",
-                                       os.path.join(out, "c")], "--method kl: unknown method (methods: max, percentile, entropy, mse)"),
+                                       os.path.join(out, "c")], "--method kl: unknown method (methods: max, percentile, entropy, mse, or auto)"),
         ("run: a device name that is not one", ["run", FASHION, "--device", "gpu", "--output-dir", out],
          "expected cpu, cpu-reference, opencl or opencl:N, got 'gpu'"),
         ("run: an OpenCL device that does not exist", ["run", FASHION, "--device", "opencl:7", "--output-dir", out],

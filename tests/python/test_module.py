@@ -7,6 +7,7 @@ executable; the expectations are the CLI's own files and numpy's arithmetic, not
 """
 import gc
 import gzip
+import json
 import os
 import re
 import shutil
@@ -180,6 +181,21 @@ def test_compare_reports_what_the_cli_writes(model, table, work):
     got = q8.compare(model, q8.load(work / "cmp.qdq.onnx"), TEST, limit=300, progress=False)
     assert got == expected
     assert got["samples"] == 300 and got["kind"] == "classifier" and got["top1_agreement"] > 0.9
+
+
+def test_the_default_method_auto_writes_the_clis_table(model, work):
+    # Both choose by the model's outputs on the 8 samples after the 512 observed (docs/calibration.md).
+    cli("calibrate", MODEL, "--data", TRAIN, "--limit", 512, "--json", work / "auto.cli.json")
+    t = q8.calibrate(model, TRAIN, limit=512, progress=False)
+    t.save_json(work / "auto.py.json")
+    assert q8.DEFAULT_METHOD == "auto"
+    assert read(work / "auto.py.json") == read(work / "auto.cli.json")
+    settings = json.loads(t.to_json())["settings"]
+    assert settings["auto"]["as_given"]["samples"] == q8.DEFAULT_AUTO_SAMPLES and t.method == settings["auto"]["chosen"]
+    # Batches a reader hands over are read once: nothing to measure the methods on, so the
+    # default method, said so in a warning.
+    from_reader = q8.calibrate(model, Reader(images(TRAIN, 64), 32), progress=False)
+    assert from_reader.method == "mse" and "auto" not in json.loads(from_reader.to_json())["settings"]
 
 
 def test_a_reader_and_an_iterable_calibrate_as_the_same_samples_from_a_file(model, work):

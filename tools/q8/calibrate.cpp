@@ -21,7 +21,7 @@
 #include "engine/io/log.h"
 #include "engine/io/sha256.h"
 #include "engine/onnx/import.h"
-#include "eval/method_choice.h"
+#include "eval/auto_calibration.h"
 #include "tools/q8/commands.h"
 #include "tools/q8/dataset_options.h"
 #include "tools/q8/mpi_world.h"
@@ -38,7 +38,7 @@ extern "C" void on_interrupt(int) { g_interrupted = true; }
 struct CalibrateOptions {
   std::string model;
   DatasetOptions d;
-  std::string method = kDefaultMethod;
+  std::string method = kDefaultCalibrateMethod;
   double clip_limit = kClipWarningLimit;
   double percentile = MethodOptions{}.percentile;
   int64_t bins = kDefaultHistogramBins;
@@ -175,28 +175,6 @@ void report_non_finite(const Calibrator& calibrator) {
   }
 }
 
-// One round of --method auto on a session's observers: every method's table, quantized, against
-// FP32 on samples of the data (docs/calibration.md, "Choosing the method by the outputs").
-MethodChoiceReport measure_methods(CalibrationSession& session, const CalibrateOptions& o, const char* graph) {
-  const ChoiceSamples samples = choice_samples(session.inputs(), o.d.pre, o.d.stream, o.d.stream.limit, o.auto_samples);
-  const int64_t n = samples.stream.limit - samples.stream.skip;
-  log::info("auto:          quantizing the %s graph with each method and running %lld %s against FP32\n", graph, static_cast<long long>(n),
-            samples.held_back ? "held-back samples (after the ones calibrated on)" : "of the calibration samples");
-  std::fflush(stdout);
-  const MethodChoiceReport r = choose_method_on(session.graph(), session.calibrator(), session.options().choice, samples, [](const MethodTrial& t) {
-    log::info("  %-11s output error %.4g (geometric mean of 1 - cosine), lowest output cosine %.6f ('%s')\n", t.method.c_str(), t.loss,
-              t.lowest_cosine, t.lowest_output.c_str());
-    std::fflush(stdout);
-  });
-  std::string wins;
-  for (size_t i = 1; i < r.trials.size(); ++i)
-    wins += (i > 1 ? ", " : "") + r.trials[i].method + " " + std::to_string(wins_over(r.trials[i], r.trials[0]));
-  log::info("auto:          chose %s (samples on which each beats %s: %s; %lld needed)\n", r.chosen.c_str(), r.trials[0].method.c_str(),
-            wins.c_str(), static_cast<long long>(r.wins_needed));
-  std::fflush(stdout);
-  return r;
-}
-
 // Why --method auto may not calibrate an equalized graph here ("" when it may).
 std::string why_not_equalized(const CalibrateOptions& o, const MpiWorld& world) {
   if (o.equalize) return "the graph is already equalized (--equalize)";
@@ -204,46 +182,6 @@ std::string why_not_equalized(const CalibrateOptions& o, const MpiWorld& world) 
   if (!o.resume.empty() || !o.merge.empty()) return "--resume and --merge continue histograms of the graph as given";
   if (world.size() > 1) return "an MPI job observes the graph as given";
   return "";
-}
-
-// --method auto: the method chosen on the graph as calibrated; when that collapses (its lowest
-// output cosine under kCollapseCosine), the data again through the equalized graph and the choice
-// there, kept when it wins. Returns the equalized session when it does (it then holds the run).
-std::unique_ptr<CalibrationSession> choose_by_outputs(CalibrationSession& session, const CalibrateOptions& o, const MpiWorld& world,
-                                                      int streams) {
-  const MethodChoiceReport as_given = measure_methods(session, o, o.equalize ? "equalized" : "given");
-  const MethodTrial& chosen = chosen_trial(as_given);
-  const std::string why_not = why_not_equalized(o, world);
-  if (chosen.lowest_cosine >= kCollapseCosine || !why_not.empty()) {
-    if (chosen.lowest_cosine < kCollapseCosine)
-      log::warn("--method auto: the lowest output cosine %.4f is under %g; cross-layer equalization not tried: %s\n", chosen.lowest_cosine,
-                kCollapseCosine, why_not.c_str());
-    session.use_method(as_given.chosen, method_choice_json(as_given, nullptr, false));
-    return nullptr;
-  }
-  log::info("auto:          the lowest output cosine %.4f is under %g: calibrating again after cross-layer equalization\n", chosen.lowest_cosine,
-            kCollapseCosine);
-  SessionOptions options = session.options();
-  options.equalize = true;
-  auto equalized = std::make_unique<CalibrationSession>(options);
-  const EqualizeReport& e = equalized->equalized();
-  log::info("equalize:      cross-layer equalization of %zu convolutions into %zu readers (%d sweeps); %zu left as they are\n", e.producers,
-            e.readers, e.sweeps, e.skipped.size());
-  Progress progress("calibrating", equalized->stream()->total(), log::quiet());
-  const CalibrationRunResult run = equalized->run(progress, g_interrupted, streams);
-  check(!run.interrupted, "interrupted while calibrating the equalized graph; nothing written");
-  const MethodChoiceReport eq = measure_methods(*equalized, o, "equalized");
-  const bool wins = equalized_wins(as_given, eq);
-  const MethodTrial& best = chosen_trial(eq);
-  log::info("auto:          %s equalized (output error %.4g, lowest output cosine %.4f) against %s as given (%.4g, %.4f): %s\n",
-            eq.chosen.c_str(), best.loss, best.lowest_cosine, as_given.chosen.c_str(), chosen.loss, chosen.lowest_cosine,
-            wins ? "the equalized graph" : "the graph as given");
-  if (!wins) {
-    session.use_method(as_given.chosen, method_choice_json(as_given, &eq, false));
-    return nullptr;
-  }
-  equalized->use_method(eq.chosen, method_choice_json(as_given, &eq, true));
-  return equalized;
 }
 
 void calibrate(CalibrateOptions o, const MpiWorld& world) {
@@ -294,7 +232,11 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
     log::info("observed %lld samples in %.2f s (%.1f samples/s)\n", static_cast<long long>(run.samples), run.seconds,
               run.seconds > 0 ? double(run.samples) / run.seconds : 0.0);
   std::unique_ptr<CalibrationSession> equalized;
-  if (o.method == kAutoMethod) equalized = choose_by_outputs(session, o, world, streams);
+  if (o.method == kAutoMethod) {
+    AutoCalibrationOptions a;
+    a.samples = o.auto_samples, a.why_not_equalized = why_not_equalized(o, world), a.streams = streams, a.interrupt = &g_interrupted;
+    equalized = choose_method_by_outputs(session, a);
+  }
   // The session whose observers the outputs come from: the equalized one when auto chose it.
   CalibrationSession& out = equalized ? *equalized : session;
   const HistogramFile written = equalized ? out.histograms(run.positions) : file;
