@@ -62,14 +62,16 @@ std::unique_ptr<CalibrationSession> choose_method_by_outputs(CalibrationSession&
   Progress progress = a.progress ? a.progress(equalized->source()->total()) : Progress("calibrating", equalized->source()->total(), log::quiet());
   const CalibrationRunResult run = equalized->run(progress, a.interrupt ? *a.interrupt : never, a.streams);
   check(!run.interrupted, "interrupted while calibrating the equalized graph; nothing written");
-  const MethodChoiceReport eq = measure_methods(*equalized, a, "equalized");
-  const bool wins = equalized_wins(as_given, eq);
+  MethodChoiceReport eq = measure_methods(*equalized, a, "equalized");
+  // The choice as given, improved among the equalized graph's methods (the same rule).
+  const MethodTrial* better = equalized_choice(as_given, eq);
+  if (better) eq.chosen = better->method;
   const MethodTrial& best = chosen_trial(eq);
   log::info("auto:          %s equalized (output error %.4g, lowest output cosine %.4f) against %s as given (%.4g, %.4f): %s\n",
             eq.chosen.c_str(), best.loss, best.lowest_cosine, as_given.chosen.c_str(), chosen.loss, chosen.lowest_cosine,
-            wins ? "the equalized graph" : "the graph as given");
+            better ? "the equalized graph beats it" : "the graph as given (no equalized method beats it)");
   std::fflush(stdout);
-  if (!wins) {
+  if (!better) {
     session.use_method(as_given.chosen, method_choice_json(as_given, &eq, false));
     return nullptr;
   }

@@ -38,15 +38,28 @@ int64_t wins_over(const MethodTrial& a, const MethodTrial& b) {
   return wins;
 }
 
+bool beats(const MethodTrial& a, const MethodTrial& b) {
+  return wins_over(a, b) >= sign_test_wins(int64_t(b.sample_losses.size())) && a.loss < b.loss;
+}
+
+const MethodTrial* improve(const MethodTrial& from, const std::vector<MethodTrial>& trials) {
+  // docs/calibration.md, "Choosing the method by the outputs": each step is to a trial that beats
+  // the current one, so the loss falls at every step and the walk ends.
+  const MethodTrial* current = &from;
+  const MethodTrial* moved = nullptr;
+  for (;;) {
+    const MethodTrial* best = nullptr;
+    for (const MethodTrial& t : trials)
+      if (beats(t, *current) && (!best || t.loss < best->loss)) best = &t;
+    if (!best) return moved;
+    current = moved = best;
+  }
+}
+
 std::string pick_method(const std::vector<MethodTrial>& trials) {
   check(!trials.empty(), "no calibration method was measured");
-  // docs/calibration.md, "Choosing the method by the outputs".
-  const MethodTrial& preferred = trials[0];
-  const int64_t needed = sign_test_wins(int64_t(preferred.sample_losses.size()));
-  const MethodTrial* best = nullptr;
-  for (size_t i = 1; i < trials.size(); ++i)
-    if (wins_over(trials[i], preferred) >= needed && (!best || trials[i].loss < best->loss)) best = &trials[i];
-  return best && best->loss < preferred.loss ? best->method : preferred.method;
+  const MethodTrial* better = improve(trials[0], trials);
+  return better ? better->method : trials[0].method;
 }
 
 namespace {
@@ -140,10 +153,8 @@ const MethodTrial& chosen_trial(const MethodChoiceReport& report) {
   throw Error("the method chosen, " + report.chosen + ", was not measured");
 }
 
-bool equalized_wins(const MethodChoiceReport& as_given, const MethodChoiceReport& equalized) {
-  const MethodTrial& a = chosen_trial(as_given);
-  const MethodTrial& e = chosen_trial(equalized);
-  return wins_over(e, a) >= sign_test_wins(int64_t(a.sample_losses.size())) && e.loss < a.loss;
+const MethodTrial* equalized_choice(const MethodChoiceReport& as_given, const MethodChoiceReport& equalized) {
+  return improve(chosen_trial(as_given), equalized.trials);
 }
 
 namespace {

@@ -52,8 +52,12 @@ std::vector<std::string> auto_candidates();
 int64_t sign_test_wins(int64_t n);
 // Samples on which `a` has the smaller loss than `b`.
 int64_t wins_over(const MethodTrial& a, const MethodTrial& b);
-// The rule alone: the first trial, unless others have the smaller loss on at least
-// sign_test_wins(samples) samples; then, of those, the least loss (the earlier on a tie).
+// Whether `a` beats `b`: the smaller loss on at least sign_test_wins(samples) samples, and overall.
+bool beats(const MethodTrial& a, const MethodTrial& b);
+// From `from`, to the trial of least loss (the earlier on a tie) among those that beat it, and on
+// from there until none does; nullptr when none beats `from`.
+const MethodTrial* improve(const MethodTrial& from, const std::vector<MethodTrial>& trials);
+// The rule alone: the first trial (the preferred method), improved.
 std::string pick_method(const std::vector<MethodTrial>& trials);
 // A candidate's figures from its comparisons with FP32, one report per sample.
 MethodTrial method_trial(const std::string& method, const std::vector<AccuracyReport>& per_sample);
@@ -83,9 +87,9 @@ MethodChoiceReport choose_method_on(const Graph& graph, const Calibrator& calibr
 
 // The candidate the report chose.
 const MethodTrial& chosen_trial(const MethodChoiceReport& report);
-// Whether `equalized`'s choice replaces `as_given`'s: the smaller loss on sign_test_wins(samples)
-// samples and overall (the rule between methods, between the two graphs).
-bool equalized_wins(const MethodChoiceReport& as_given, const MethodChoiceReport& equalized);
+// The equalized graph's trial that replaces `as_given`'s choice: the choice improved among the
+// equalized trials (the rule between methods, between the two graphs); nullptr when none beats it.
+const MethodTrial* equalized_choice(const MethodChoiceReport& as_given, const MethodChoiceReport& equalized);
 
 // The choice as the JSON table keeps it (settings.auto): the method, whether the graph was
 // equalized, and each round's figures (equalized absent when that round was not run).
