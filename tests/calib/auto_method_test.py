@@ -8,7 +8,8 @@ Each loss auto reports per sample must be 1 − the cosine q8 compare measures o
 the least loss among the methods with the smaller loss on 7 of the 8 samples and overall, until
 none has), the table's ranges must be the chosen
 method's, and the TensorRT cache must carry its calibrator's name.
-With nothing to measure on (--merge alone) auto is one error line, exit 2, nothing written.
+With nothing to measure on (--merge alone) --method auto is one error line, exit 2, nothing written,
+and the default (auto) calibrates with mse.
 
 A model that collapses as given (a depthwise Conv → Relu → pointwise Conv whose depthwise channels'
 ranges span 10⁴, what BatchNorm folding leaves in mobile detectors) must make auto calibrate the
@@ -135,6 +136,10 @@ def main():
     tally.check("--method auto with --merge alone: one error line naming --data, exit 2, nothing written",
                 "" if p.returncode == 2 and len(errors) == 1 and "--data" in errors[0] and not os.path.exists(out)
                 else f"exit {p.returncode}, {p.stderr.strip()!r}")
+    p = run(q8, "calibrate", MODEL, "--merge", h5, "--json", out)
+    method = json.load(open(out))["settings"]["method"] if p.returncode == 0 and os.path.exists(out) else None
+    tally.check("the default with --merge alone (nothing to measure on) calibrates with mse", "" if method == "mse" else
+                f"exit {p.returncode}, method {method}: {p.stderr.strip()!r}")
     collapsing_model(q8, work, tally)
     return tally.finish()
 

@@ -51,6 +51,7 @@ struct CalibrateOptions {
   bool equalize = false;
   int streams = 0;
   int64_t auto_samples = kDefaultAutoSamples;
+  bool method_given = false;  // --method on the command line (else the default)
 };
 
 MethodChoice method_choice(const CalibrateOptions& o) {
@@ -191,6 +192,8 @@ void calibrate(CalibrateOptions o, const MpiWorld& world) {
   o.d.resolve();
   check_argument(!o.cache.empty() || !o.json.empty() || !o.histograms.empty(), "nothing to write: give --cache, --json or --histograms");
   check_argument(!o.d.data.empty() || !o.merge.empty(), "give --data (samples to run) or --merge (histogram files to combine)");
+  // The default, auto, measures on --data; merging histograms alone, the method it prefers.
+  if (o.method == kAutoMethod && o.d.data.empty() && !o.method_given) o.method = kDefaultMethod;
   check_argument(o.method != kAutoMethod || !o.d.data.empty(), "--method auto measures the methods on samples of --data; give --data");
   check_argument(!o.equalize || o.cache.empty(), "--equalize with --cache: the cache would hold the equalized graph's ranges, but TensorRT builds "
                                                "from the model as given; write --json and let q8 quantize equalize the same way");
@@ -290,6 +293,7 @@ void add_calibrate_command(CLI::App& app) {
       ->capture_default_str()->check(CLI::Range(0, kMaxThreads))->group("Streaming");
   cmd->add_option("--merge", o->merge, "add the histograms of this HDF5 file (shards calibrated apart); repeatable")->group(out);
   cmd->callback([o, cmd] {
+    o->method_given = cmd->count("--method") > 0;
     MpiWorld& world = MpiWorld::join();
     if (!world.joined()) return calibrate(*o, world);
     // In a job, rank 0 reports and writes; an error on any rank stops the job (MPI_Abort) with
