@@ -10,14 +10,15 @@ namespace {
 
 // One round on a session's observers: every method's table, quantized, against FP32 on samples of
 // the data, each candidate printed as it is measured.
-MethodChoiceReport measure_methods(CalibrationSession& session, const AutoCalibrationOptions& a, const char* graph) {
+MethodChoiceReport measure_methods(CalibrationSession& session, const AutoCalibrationOptions& a, const char* graph, bool only_on_collapse) {
   const SessionOptions& o = session.options();
   const ChoiceSamples samples = choice_samples(session.inputs(), o.pre, o.stream, o.stream.limit, a.samples);
   const int64_t n = samples.stream.limit - samples.stream.skip;
-  log::info("auto:          quantizing the %s graph with each method and running %lld %s against FP32\n", graph, static_cast<long long>(n),
+  const std::string which = only_on_collapse ? std::string("with ") + kDefaultMethod + ", and with the other methods if it collapses" : "with each method";
+  log::info("auto:          quantizing the %s graph (%s) and running %lld %s against FP32\n", graph, which.c_str(), static_cast<long long>(n),
             samples.held_back ? "held-back samples (after the ones calibrated on)" : "of the calibration samples");
   std::fflush(stdout);
-  const MethodChoiceReport r = choose_method_on(session.graph(), session.calibrator(), o.choice, samples, [](const MethodTrial& t) {
+  const MethodChoiceReport r = choose_method_on(session.graph(), session.calibrator(), o.choice, samples, only_on_collapse, [](const MethodTrial& t) {
     log::info("  %-11s output error %.4g (geometric mean of 1 - cosine), lowest output cosine %.6f ('%s')\n", t.method.c_str(), t.loss,
               t.lowest_cosine, t.lowest_output.c_str());
     std::fflush(stdout);
@@ -25,8 +26,11 @@ MethodChoiceReport measure_methods(CalibrationSession& session, const AutoCalibr
   std::string wins;
   for (size_t i = 1; i < r.trials.size(); ++i)
     wins += (i > 1 ? ", " : "") + r.trials[i].method + " " + std::to_string(wins_over(r.trials[i], r.trials[0]));
-  log::info("auto:          chose %s (samples on which each beats %s: %s; %lld needed)\n", r.chosen.c_str(), r.trials[0].method.c_str(),
-            wins.c_str(), static_cast<long long>(r.wins_needed));
+  if (r.trials.size() == 1)
+    log::info("auto:          chose %s (its lowest output cosine is at least %g)\n", r.chosen.c_str(), kCollapseCosine);
+  else
+    log::info("auto:          chose %s (samples on which each beats %s: %s; %lld needed)\n", r.chosen.c_str(), r.trials[0].method.c_str(),
+              wins.c_str(), static_cast<long long>(r.wins_needed));
   std::fflush(stdout);
   return r;
 }
@@ -36,7 +40,7 @@ MethodChoiceReport measure_methods(CalibrationSession& session, const AutoCalibr
 std::unique_ptr<CalibrationSession> choose_method_by_outputs(CalibrationSession& session, const AutoCalibrationOptions& a) {
   MethodChoiceReport as_given;
   try {
-    as_given = measure_methods(session, a, session.options().equalize ? "equalized" : "given");
+    as_given = measure_methods(session, a, session.options().equalize ? "equalized" : "given", true);
   } catch (const Error& e) {
     log::warn("--method auto could not compare the methods on the model's outputs (%s); calibrated with %s\n", e.what(), kDefaultMethod);
     return nullptr;
@@ -62,7 +66,7 @@ std::unique_ptr<CalibrationSession> choose_method_by_outputs(CalibrationSession&
   Progress progress = a.progress ? a.progress(equalized->source()->total()) : Progress("calibrating", equalized->source()->total(), log::quiet());
   const CalibrationRunResult run = equalized->run(progress, a.interrupt ? *a.interrupt : never, a.streams);
   check(!run.interrupted, "interrupted while calibrating the equalized graph; nothing written");
-  MethodChoiceReport eq = measure_methods(*equalized, a, "equalized");
+  MethodChoiceReport eq = measure_methods(*equalized, a, "equalized", false);
   // The choice as given, improved among the equalized graph's methods (the same rule).
   const MethodTrial* better = equalized_choice(as_given, eq);
   if (better) eq.chosen = better->method;

@@ -97,9 +97,11 @@ MethodTrial method_trial(const std::string& method, const std::vector<AccuracyRe
 }
 
 MethodChoiceReport choose_method(const Graph& graph, const Calibrator& calibrator, const MethodChoice& base,
-                                 const EvaluateSamples& evaluate, const OnTrial& on_trial) {
+                                 const EvaluateSamples& evaluate, bool only_on_collapse, const OnTrial& on_trial) {
   MethodChoiceReport report;
   for (const std::string& method : auto_candidates()) {
+    // docs/calibration.md, "Choosing the method by the outputs": a preferred method that holds is kept.
+    if (only_on_collapse && report.trials.size() == 1 && report.trials[0].lowest_cosine >= kCollapseCosine) break;
     MethodChoice choice = base;
     choice.default_method = method;
     QuantizeReport quantized;
@@ -127,7 +129,7 @@ ChoiceSamples choice_samples(std::vector<StreamInput> inputs, Preprocessing pre,
 }
 
 MethodChoiceReport choose_method_on(const Graph& graph, const Calibrator& calibrator, const MethodChoice& base, const ChoiceSamples& samples,
-                                    const OnTrial& on_trial) {
+                                    bool only_on_collapse, const OnTrial& on_trial) {
   BatchStream reference_stream(samples.inputs, samples.pre, samples.stream);
   const ReferenceOutputs reference = run_reference(graph, reference_stream);
   MethodChoiceReport r = choose_method(graph, calibrator, base, [&](const Graph& qdq) {
@@ -142,7 +144,7 @@ MethodChoiceReport choose_method_on(const Graph& graph, const Calibrator& calibr
       per_sample.push_back(tally.report());
     }
     return per_sample;
-  }, on_trial);
+  }, only_on_collapse, on_trial);
   r.held_back = samples.held_back;
   return r;
 }

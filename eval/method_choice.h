@@ -68,8 +68,10 @@ using EvaluateSamples = std::function<std::vector<AccuracyReport>(const Graph& q
 using OnTrial = std::function<void(const MethodTrial&)>;
 // Each candidate's table from calibrator's observers (base's overrides and options kept for every
 // candidate), quantized with q8 quantize's defaults, measured by evaluate; the choice by pick_method.
+// With `only_on_collapse`, the preferred method is measured first and kept, alone, unless its
+// lowest output cosine is under kCollapseCosine.
 MethodChoiceReport choose_method(const Graph& graph, const Calibrator& calibrator, const MethodChoice& base,
-                                 const EvaluateSamples& evaluate, const OnTrial& on_trial = {});
+                                 const EvaluateSamples& evaluate, bool only_on_collapse, const OnTrial& on_trial = {});
 
 // The samples a choice measures on: `samples` of the data in calibration's order, those after the
 // `observed` ones when the data holds more (held back), else the first ones; a batch per sample.
@@ -83,7 +85,7 @@ ChoiceSamples choice_samples(std::vector<StreamInput> inputs, Preprocessing pre,
                              int64_t samples);
 // choose_method on those samples: FP32 outputs once, each candidate's QDQ model on the same samples.
 MethodChoiceReport choose_method_on(const Graph& graph, const Calibrator& calibrator, const MethodChoice& base, const ChoiceSamples& samples,
-                                    const OnTrial& on_trial = {});
+                                    bool only_on_collapse, const OnTrial& on_trial = {});
 
 // The candidate the report chose.
 const MethodTrial& chosen_trial(const MethodChoiceReport& report);

@@ -25,7 +25,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FASHION = os.environ.get("Q8_FASHION_MNIST", "/usr/share/datasets/fashion-mnist")
-METHODS = ["max", "entropy", "percentile", "mse"]
+METHODS = ["max", "entropy", "percentile", "mse", "auto"]
 FASHION_MODELS = ["fashion_cnn", "deconv_head", "mlp", "small_resnet", "mobile_se", "gelu_mixer", "sigmoid_vgg", "leaky_bn",
                   "attention", "unet_seg", "fcn_mask", "vit_tiny"]
 TEXT_MODELS = ["text_bert"]
