@@ -63,7 +63,7 @@ std::unique_ptr<CalibrationSession> choose_method_by_outputs(CalibrationSession&
             e.readers, e.sweeps, e.skipped.size());
   std::fflush(stdout);
   static const std::atomic<bool> never{false};
-  Progress progress = a.progress ? a.progress(equalized->source()->total()) : Progress("calibrating", equalized->source()->total(), log::quiet());
+  Progress progress("calibrating", equalized->source()->total(), log::quiet());
   const CalibrationRunResult run = equalized->run(progress, a.interrupt ? *a.interrupt : never, a.streams);
   check(!run.interrupted, "interrupted while calibrating the equalized graph; nothing written");
   MethodChoiceReport eq = measure_methods(*equalized, a, "equalized", false);

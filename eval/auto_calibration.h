@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,7 +20,6 @@ struct AutoCalibrationOptions {
   std::string why_not_equalized;
   int streams = 1;                                // batches at once, for the equalized run
   const std::atomic<bool>* interrupt = nullptr;   // stops the equalized run between batches
-  std::function<Progress(int64_t total)> progress;  // the equalized run's progress
 };
 
 // Chooses the method on `session` (and the equalized graph where it collapses and may be tried),

@@ -137,8 +137,8 @@ void print_settings(CalibrationSession& session, const CalibrateOptions& o, cons
   std::string method = o.method;
   if (o.method == "percentile") method += " " + std::to_string(o.percentile);
   if (o.method == kAutoMethod)
-    method += " (each method's QDQ model against FP32 on " + std::to_string(o.auto_samples) + " samples; " + kDefaultMethod +
-              " unless another is closer on nearly every sample)";
+    method += std::string(" (") + kDefaultMethod + "'s QDQ model against FP32 on " + std::to_string(o.auto_samples) +
+              " samples; where it collapses, every method and then the equalized graph)";
   log::info("method:        %s, %lld bins%s\n", method.c_str(),
             static_cast<long long>(o.bins), o.skip_zeros ? ", zeros skipped" : "");
   for (const auto& [k, m] : session.options().choice.overrides) log::info("override:      %s -> %s\n", k.c_str(), m.c_str());
