@@ -16,11 +16,14 @@ Models (DIR holds them as run_accuracy.sh fetches them):
                    overlap removal (face_metrics.py, threshold 0.75, match at IoU 0.5).
 Methods: max, entropy, percentile, mse (the default), auto (q8 calibrate --method auto); "+eq"
 calibrates with --equalize, "+bc" quantizes with --bias-correction (on the calibration samples).
+JSON_OUT's first row of each model ("method": "data") holds the number of calibration and test
+samples and the SHA-256 of their preprocessed arrays, so runs on different photos are told apart.
 First, FP32 through q8 against ONNX Runtime (--ort-dir) on two samples: the largest difference of
 any output is printed with each model. Prints one table and writes every row to JSON_OUT.
 """
 import argparse
 import glob
+import hashlib
 import json
 import os
 import subprocess
@@ -172,7 +175,11 @@ def main():
         if not os.path.exists(model):
             print(f"{name:<16} missing: {model}", file=sys.stderr)
             continue
-        _, test = data(a.work, photos, name)
+        calib, test = data(a.work, photos, name)
+        # What the figures were measured on: a run on other photos is told apart by these.
+        rows.append({"model": name, "method": "data", **{f"{k}_samples": int(np.load(f, mmap_mode="r").shape[0]) for k, f in
+                                                         (("calib", calib), ("test", test))},
+                     **{f"{k}_sha256": hashlib.sha256(open(f, "rb").read()).hexdigest() for k, f in (("calib", calib), ("test", test))}})
         if os.path.isdir(a.ort_dir):
             diff = ort_check(a.q8, a.ort_dir, model, input_name, test, os.path.join(a.work, name))
             print(f"{name:<16} {'fp32':<14} {'max |q8 - ORT|':<18} {diff:7.2g}", flush=True)
