@@ -154,6 +154,16 @@ def row(q8, work, photos, models_dir, name, method, fp32_cache, h5_cache):
     return {"metric": "face F1 vs FP32", "int8": r["f1"], "extra": r}
 
 
+def data_row(name, calib, test):
+    """What the figures were measured on: a run on other photos is told apart by these."""
+    r = {"model": name, "method": "data"}
+    for split, path in (("calib", calib), ("test", test)):
+        r[f"{split}_samples"] = int(np.load(path, mmap_mode="r").shape[0])
+        with open(path, "rb") as f:
+            r[f"{split}_sha256"] = hashlib.sha256(f.read()).hexdigest()
+    return r
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("q8")
@@ -176,10 +186,7 @@ def main():
             print(f"{name:<16} missing: {model}", file=sys.stderr)
             continue
         calib, test = data(a.work, photos, name)
-        # What the figures were measured on: a run on other photos is told apart by these.
-        rows.append({"model": name, "method": "data", **{f"{k}_samples": int(np.load(f, mmap_mode="r").shape[0]) for k, f in
-                                                         (("calib", calib), ("test", test))},
-                     **{f"{k}_sha256": hashlib.sha256(open(f, "rb").read()).hexdigest() for k, f in (("calib", calib), ("test", test))}})
+        rows.append(data_row(name, calib, test))
         if os.path.isdir(a.ort_dir):
             diff = ort_check(a.q8, a.ort_dir, model, input_name, test, os.path.join(a.work, name))
             print(f"{name:<16} {'fp32':<14} {'max |q8 - ORT|':<18} {diff:7.2g}", flush=True)

@@ -40,7 +40,6 @@ sys.path.insert(0, os.path.dirname(HERE))
 from tally import Tally, stderr_excerpt  # noqa: E402
 
 
-
 def host_has_vnni():
     """Without VNNI, ONNX Runtime's x86 u8s8 kernels sum pairs of u8·s8 products in saturating int16
     (vpmaddubsw; its quantization docs say so), so its integers may be off by more than a step where
@@ -126,10 +125,10 @@ def compare(name, q8_out, ort_out, steps, original_outputs, bounds):
             diff = np.abs(got.astype(np.int32) - want.astype(np.int32))
             int8_tensors += 1
             exact += int(diff.max() == 0)
-            if diff.max() > bounds.get(k, 1) + ORT_SATURATION_STEPS:
+            allowed = bounds.get(k, 1) + ORT_SATURATION_STEPS
+            if diff.max() > allowed:
                 i = np.unravel_index(np.argmax(diff), diff.shape)
-                problems.append(f"{k}: int8 differs by {diff.max()} steps at {i} (q8 {got[i]}, ORT {want[i]}; "
-                                f"{bounds.get(k, 1) + ORT_SATURATION_STEPS} allowed)")
+                problems.append(f"{k}: int8 differs by {diff.max()} steps at {i} (q8 {got[i]}, ORT {want[i]}; {allowed} allowed)")
         elif k in original_outputs:
             diff = float(np.abs(got - want).max())
             limit = steps[k] if k in steps else float_tolerance * max(float(np.abs(want).max()), 1e-6)
