@@ -44,12 +44,61 @@ void transpose_4x4(const uint32_t* in, int64_t is, uint32_t* out, int64_t os) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * os), _mm_unpackhi_epi64(b1, b3));
 }
 
+// A matrix with at most kNarrow rows (a 3-channel image to channels-last) or columns (back) has
+// no whole block: its few rows are interleaved a column at a time (or its few columns split a row
+// at a time), their number known when compiled so that the compiler's vector permutes serve; the
+// long side is split between the threads, kNarrowTask values a task.
+constexpr int64_t kNarrow = 4;
+constexpr int64_t kNarrowTask = 16384;
+
+template <typename T, int R>
+void interleave_rows(const T* in, int64_t stride, T* out, int64_t c0, int64_t c1) {
+  for (int64_t c = c0; c < c1; ++c)
+    for (int r = 0; r < R; ++r) out[c * R + r] = in[r * stride + c];
+}
+
+template <typename T, int C>
+void split_columns(const T* in, int64_t stride, T* out, int64_t rows, int64_t r0, int64_t r1) {
+  for (int64_t r = r0; r < r1; ++r)
+    for (int c = 0; c < C; ++c) out[c * rows + r] = in[r * stride + c];
+}
+
+// fn.template operator()<N>() for N = n, 1 ≤ n ≤ kNarrow.
+template <typename Fn>
+void with_narrow(int64_t n, Fn&& fn) {
+  switch (n) {
+    case 1: fn.template operator()<1>(); break;
+    case 2: fn.template operator()<2>(); break;
+    case 3: fn.template operator()<3>(); break;
+    default: fn.template operator()<4>(); break;
+  }
+}
+
+template <typename T, typename InOf>
+void transpose_narrow(InOf in_of, int64_t stride, T* out_all, int64_t count, int64_t rows, int64_t cols) {
+  const bool few_rows = rows <= kNarrow;
+  const int64_t narrow = few_rows ? rows : cols, wide = few_rows ? cols : rows;
+  const int64_t per_task = std::max<int64_t>(1, kNarrowTask / narrow), chunks = (wide + per_task - 1) / per_task;
+  parallel_for(count * chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const T* in = in_of(t / chunks);
+      T* out = out_all + t / chunks * rows * cols;
+      const int64_t w0 = t % chunks * per_task, w1 = std::min(wide, w0 + per_task);
+      with_narrow(narrow, [&]<int N>() {
+        if (few_rows) interleave_rows<T, N>(in, stride, out, w0, w1);
+        else split_columns<T, N>(in, stride, out, rows, w0, w1);
+      });
+    }
+  });
+}
+
 // Whole blocks through the block kernel (a block side of 8 for bytes, 4 for 4-byte values, none
 // otherwise), the rest one by one; 32 × 32 tiles of every matrix, at least 16 of them a task (a
 // small matrix is not worth a team's barrier). Matrix m is read from in_of(m), rows `stride`
 // values apart, and written densely at out_all + m · rows · cols.
 template <typename T, typename InOf>
 void transpose(InOf in_of, int64_t stride, T* out_all, int64_t count, int64_t rows, int64_t cols) {
+  if (rows <= kNarrow || cols <= kNarrow) return transpose_narrow(in_of, stride, out_all, count, rows, cols);
   constexpr int64_t block = sizeof(T) == 1 ? 8 : sizeof(T) == 4 ? 4 : 0;
   const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile, tiles = row_tiles * col_tiles;
   parallel_for(count * tiles, 16, [&](int64_t b, int64_t e) {

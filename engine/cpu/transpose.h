@@ -1,6 +1,8 @@
 // Matrix transposes for layout changes (channels-first ↔ channels-last): pure copies, so every
 // value keeps its bits. Bytes move in 8 × 8 blocks through SSE2 unpacks, 4-byte values in 4 × 4
-// blocks, other widths one by one; 32 × 32 tiles split between the threads.
+// blocks, other widths one by one; 32 × 32 tiles split between the threads. A matrix of at most
+// four rows or columns (a 3-channel image to channels-last and back) goes a column or a row at a
+// time instead.
 #pragma once
 
 #include <cstddef>

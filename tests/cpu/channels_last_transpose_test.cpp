@@ -35,6 +35,22 @@ TEST(ChannelsLastTranspose, EveryValueLandsWhereTheIndexSays) {
     }
 }
 
+// Images of a few channels (at most four rows or columns take their own path) long enough to be
+// split into several tasks, the last one short.
+TEST(ChannelsLastTranspose, FewChannelsOverSeveralTasks) {
+  for (int64_t channels : {2, 3, 4}) {
+    const int64_t positions = 20001;
+    std::vector<float> first(size_t(positions * channels)), last(first.size()), back(first.size());
+    for (size_t i = 0; i < first.size(); ++i) first[i] = float(i) * 0.5f;
+    transpose_matrices(first.data(), last.data(), 1, channels, positions, 4);
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t p = 0; p < positions; ++p)
+        ASSERT_EQ(last[size_t(p * channels + c)], first[size_t(c * positions + p)]) << channels << " channels, position " << p;
+    channels_last_to_first(last.data(), back.data(), positions, channels, 4);
+    EXPECT_EQ(back, first) << channels << " channels";
+  }
+}
+
 template <typename T>
 void check_matrices(int64_t count, int64_t rows, int64_t cols, std::mt19937_64& rng) {
   const size_t size = size_t(rows * cols);
