@@ -10,12 +10,10 @@ namespace q8 {
 
 namespace {
 
-// Each of x's n samples, a rows × cols matrix, transposed into y (dims out).
-Tensor transpose_samples(const Tensor& x, Dims out, int64_t rows, int64_t cols) {
-  Tensor y = Tensor::uninitialized(x.dtype(), std::move(out));
-  if (y.numel() == 0) return y;
+// Each of x's n samples, a rows × cols matrix, transposed into y.
+void transpose_samples(const Tensor& x, Tensor& y, int64_t rows, int64_t cols) {
+  if (y.numel() == 0) return;
   transpose_matrices(x.raw(), y.raw(), x.dim(0), rows, cols, dtype_size(x.dtype()));
-  return y;
 }
 
 void check_layout_rank(const Tensor& x, const char* what) {
@@ -38,16 +36,30 @@ Dims channels_first_dims(const Dims& d) {
   return out;
 }
 
-Tensor to_channels_last(const Tensor& x) {
+void to_channels_last_into(const Tensor& x, Tensor& y) {
   check_layout_rank(x, "to channels-last");
   const int64_t c = x.dim(1), s = x.dim(0) * c != 0 ? x.numel() / (x.dim(0) * c) : 0;
-  return transpose_samples(x, channels_last_dims(x.dims()), c, s);
+  transpose_samples(x, y, c, s);
+}
+
+void to_channels_first_into(const Tensor& x, Tensor& y) {
+  check_layout_rank(x, "to channels-first");
+  const int64_t c = x.dims().back(), s = x.dim(0) * c != 0 ? x.numel() / (x.dim(0) * c) : 0;
+  transpose_samples(x, y, s, c);
+}
+
+Tensor to_channels_last(const Tensor& x) {
+  check_layout_rank(x, "to channels-last");
+  Tensor y = Tensor::uninitialized(x.dtype(), channels_last_dims(x.dims()));
+  to_channels_last_into(x, y);
+  return y;
 }
 
 Tensor to_channels_first(const Tensor& x) {
   check_layout_rank(x, "to channels-first");
-  const int64_t c = x.dims().back(), s = x.dim(0) * c != 0 ? x.numel() / (x.dim(0) * c) : 0;
-  return transpose_samples(x, channels_first_dims(x.dims()), s, c);
+  Tensor y = Tensor::uninitialized(x.dtype(), channels_first_dims(x.dims()));
+  to_channels_first_into(x, y);
+  return y;
 }
 
 std::vector<Tensor> run_channels_first(const ChannelsFirstRun& run, const Inputs& in, const std::vector<size_t>& slots) {

@@ -16,6 +16,9 @@ inline constexpr const char* kNhwcDomain = "com.ms.internal.nhwc";
 // [N, C, S…] → [N, S…, C] and back (rank >= 3; any element type).
 Tensor to_channels_last(const Tensor& x);
 Tensor to_channels_first(const Tensor& x);
+// The same into y, of x's type and the dims channels_last_dims (channels_first_dims) gives.
+void to_channels_last_into(const Tensor& x, Tensor& y);
+void to_channels_first_into(const Tensor& x, Tensor& y);
 // The channels-first dims of channels-last dims and back.
 Dims channels_first_dims(const Dims& channels_last);
 Dims channels_last_dims(const Dims& channels_first);

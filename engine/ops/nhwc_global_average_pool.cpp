@@ -13,14 +13,22 @@
 namespace q8 {
 
 namespace {
-class NhwcGlobalAveragePool final : public Op {
+// Sized, so that the ops after it (the layout pass's Transpose back to channels-first) are sized
+// when a plan traces its memory without running.
+class NhwcGlobalAveragePool final : public SizedOp {
  public:
-  std::vector<Tensor> run(const Inputs& in) const override {
+  std::vector<TensorDesc> output_descs(const std::vector<TensorDesc>& in) const override {
+    check(!in.empty() && in[0].dtype == DType::Float32, "GlobalAveragePool: input 0 (X) must be float32");
+    const Dims& d = in[0].dims;
+    check(d.size() >= 3, "GlobalAveragePool: a channels-last input needs rank >= 3, got " + dims_to_string(d));
+    Dims out(d.size(), 1);
+    out.front() = d.front(), out.back() = d.back();
+    return {{DType::Float32, out}};
+  }
+
+  void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
     const Tensor& x = float_input(in, 0, "GlobalAveragePool", "X");
-    check(x.rank() >= 3, "GlobalAveragePool: a channels-last input needs rank >= 3, got " + dims_to_string(x.dims()));
-    Dims out(x.rank(), 1);
-    out.front() = x.dim(0), out.back() = x.dims().back();
-    Tensor y(DType::Float32, out);
+    Tensor& y = out[0];  // every element is written below
     const int64_t n = x.dim(0), c = x.dims().back(), size = n * c != 0 ? x.numel() / (n * c) : 0;
     constexpr int64_t kBlock = 64;
     const int64_t blocks = (c + kBlock - 1) / kBlock;
@@ -43,7 +51,6 @@ class NhwcGlobalAveragePool final : public Op {
         }
       }
     });
-    return {std::move(y)};
   }
 };
 }  // namespace
