@@ -1,5 +1,5 @@
 // Memory-bound ops against the machine's copy bandwidth: each op runs on a 16×32×160×160
-// float32 activation (52 MB), and its bytes read and written per second are set beside a
+// float32 activation (52 MB; the Transposes on 16 3-channel 224² images), and its bytes read and written per second are set beside a
 // parallel memcpy's. Prints GB/s and the fraction, writes JSON.
 //
 //   elementwise_bandwidth [--threads T] [--repeat R] [--json OUT]
@@ -64,6 +64,12 @@ int main(int argc, char** argv) {
     const Tensor scales = Tensor::from_vector<float>({4}, {1, 1, 2, 2});
     const Tensor roi(DType::Float32, {0});
     const double n = double(x.numel()) * 4;
+    // A batch of 3-channel images into channels-last and back (the layout pass's first and last
+    // Transposes on a CNN's input): the few-rows (few-columns) path of engine/cpu/transpose.cpp.
+    Tensor images(DType::Float32, {16, 3, 224, 224}), images_last(DType::Float32, {16, 224, 224, 3});
+    for (float& v : images.values<float>()) v = d(rng);
+    for (float& v : images_last.values<float>()) v = d(rng);
+    const double image_bytes = double(images.numel()) * 4;
     const std::vector<Case> cases = {
         {"Relu", "Relu", {}, {&x}, 2 * n},
         {"Clip (ReLU6)", "Clip", {}, {&x, &lo, &hi}, 2 * n},
@@ -78,6 +84,8 @@ int main(int argc, char** argv) {
          {&x}, 1.25 * n},
         {"AveragePool 3x3 s1", "AveragePool", {{"kernel_shape", Attribute::of_ints({3, 3})}, {"pads", Attribute::of_ints({1, 1, 1, 1})}},
          {&x}, 2 * n},
+        {"Transpose 3ch to last", "Transpose", {{"perm", Attribute::of_ints({0, 2, 3, 1})}}, {&images}, 2 * image_bytes},
+        {"Transpose 3ch to first", "Transpose", {{"perm", Attribute::of_ints({0, 3, 1, 2})}}, {&images_last}, 2 * image_bytes},
     };
     // The reference: a parallel copy of the same bytes (read + write).
     Tensor copy(DType::Float32, dims);
