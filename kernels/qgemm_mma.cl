@@ -111,11 +111,12 @@ typedef struct {
   int b[Q8_MMA_A_PER], e[Q8_MMA_A_PER], ci[Q8_MMA_A_PER];  // the next step's tap row, tap column, channel
 } ImplicitRows;
 
-// geometry as qconv.cl's (one spatial axis of depth); c the input's channels.
-inline void implicit_rows(ImplicitRows* s, __global const int* geometry, int c, int row0, int rows, int tid) {
+// geometry as qconv.cl's (one spatial axis of depth); c the input's channels; k0 the first
+// column of the first step (0, or a split's first step · BK).
+inline void implicit_rows(ImplicitRows* s, __global const int* geometry, int c, int row0, int rows, int tid, int k0) {
   const int in_h = geometry[Q8_GEO_IN + 1], in_w = geometry[Q8_GEO_IN + 2], out_w = geometry[Q8_GEO_OUT + 2], k_w = geometry[Q8_GEO_KERNEL + 2], out_size = geometry[Q8_GEO_OUT + 1] * out_w;
   for (int i = 0; i < Q8_MMA_A_PER; ++i) {
-    const int chunk = tid + i * Q8_MMA_THREADS, r = row0 + chunk / Q8_MMA_CHUNKS, col = (chunk % Q8_MMA_CHUNKS) * 16;
+    const int chunk = tid + i * Q8_MMA_THREADS, r = row0 + chunk / Q8_MMA_CHUNKS, col = k0 + (chunk % Q8_MMA_CHUNKS) * 16;
     const int sample = r / out_size, o = r % out_size, tap = col / c;
     s->base[i] = chunk < Q8_MMA_CHUNKS * Q8_MMA_BM && r < rows ? (long)sample * in_h * in_w * c : -1;
     s->y0[i] = (o / out_w) * geometry[Q8_GEO_STRIDES + 1] - geometry[Q8_GEO_PADS + 1];
@@ -144,12 +145,23 @@ inline void stage_implicit(__local char* tile, ImplicitRows* s, __global const c
   }
 }
 
+// Output (r, j) from its int32 sum: the epilogue value by value, the residual read in its own layout.
+inline void store_one(int r, int j, int acc, int n, int spatial, int mode, __global char* y_q, __global float* y_f, __global const int* bias_q,
+                      __global const float* bias_f, __global const float* scale, __global const char* residual, int residual_spatial,
+                      float r_scale, float y_ratio, int lo, int hi) {
+  const long index = at_layout(r, j, n, spatial);
+  if (mode != Q8_INT8_OUT && mode < Q8_FLOAT_OUT)
+    y_q[index] = residual_out(mode, acc + bias_q[j], scale[j], residual[at_layout(r, j, n, residual_spatial)], r_scale, y_ratio, lo, hi);
+  else
+    store_output(mode, y_q, y_f, index, j, acc, bias_q, bias_f, scale, residual, r_scale, y_ratio, lo, hi);
+}
+
 // The kernels' body: y = x · w_nkᵀ through the ring, with x's rows staged from x as [rows, k], or,
 // where geometry is given, from a channels-last conv input (implicit im2col, c its channels).
 inline void mma_body(__local int* ring, __global const char* x, __global const char* w_nk, int rows, int k, int n, int spatial, int mode,
                      __global char* y_q, __global float* y_f, __global const int* bias_q, __global const float* bias_f,
                      __global const float* scale, __global const char* residual, int residual_spatial, float r_scale, float y_ratio, int lo,
-                     int hi, __global const int* geometry, int c) {
+                     int hi, __global const int* geometry, int c, __global int* partial, volatile __global int* counters) {
   __local char* const xs0 = (__local char*)ring;
   __local char* const ws0 = xs0 + Q8_MMA_STAGES * Q8_MMA_BM * Q8_MMA_STRIDE;
   const int tid = get_local_id(0), warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
@@ -159,16 +171,21 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
   for (int a = 0; a < Q8_MMA_TM; ++a)
     for (int b = 0; b < Q8_MMA_TN; ++b)
       for (int i = 0; i < 4; ++i) acc[a][b][i] = 0;
-  const int steps = (k + Q8_MMA_BK - 1) / Q8_MMA_BK;
+  // Split-K (partial given, docs/opencl.md "Split-K"): work-group z of the Z along axis 2 takes
+  // the K steps [z · per, min(total, (z + 1) · per)), per = ⌈total / Z⌉ (the host picks Z so that
+  // none is empty).
+  const int total = (k + Q8_MMA_BK - 1) / Q8_MMA_BK;
+  const int per = partial ? (total + (int)get_num_groups(2) - 1) / (int)get_num_groups(2) : total;
+  const int first = partial ? (int)get_group_id(2) * per : 0, steps = min(per, total - first), k0 = first * Q8_MMA_BK;
   const bool implicit = geometry != 0;
   ImplicitRows windows;
-  if (implicit) implicit_rows(&windows, geometry, c, row0, rows, tid);
+  if (implicit) implicit_rows(&windows, geometry, c, row0, rows, tid, k0);
   // The first STAGES − 1 steps, a commit group each (empty past the last step).
   for (int s = 0; s < Q8_MMA_STAGES - 1; ++s) {
     if (s < steps) {
       if (implicit) stage_implicit(xs0 + s * Q8_MMA_BM * Q8_MMA_STRIDE, &windows, x, geometry, c, tid);
-      else stage(xs0 + s * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, s * Q8_MMA_BK, tid);
-      stage(ws0 + s * Q8_MMA_BN * Q8_MMA_STRIDE, Q8_MMA_BN, w_nk, n, k, col0, s * Q8_MMA_BK, tid);
+      else stage(xs0 + s * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, k0 + s * Q8_MMA_BK, tid);
+      stage(ws0 + s * Q8_MMA_BN * Q8_MMA_STRIDE, Q8_MMA_BN, w_nk, n, k, col0, k0 + s * Q8_MMA_BK, tid);
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
   }
@@ -181,8 +198,8 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
     if (ahead < steps) {
       const int buffer = ahead % Q8_MMA_STAGES;
       if (implicit) stage_implicit(xs0 + buffer * Q8_MMA_BM * Q8_MMA_STRIDE, &windows, x, geometry, c, tid);
-      else stage(xs0 + buffer * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, ahead * Q8_MMA_BK, tid);
-      stage(ws0 + buffer * Q8_MMA_BN * Q8_MMA_STRIDE, Q8_MMA_BN, w_nk, n, k, col0, ahead * Q8_MMA_BK, tid);
+      else stage(xs0 + buffer * Q8_MMA_BM * Q8_MMA_STRIDE, Q8_MMA_BM, x, rows, k, row0, k0 + ahead * Q8_MMA_BK, tid);
+      stage(ws0 + buffer * Q8_MMA_BN * Q8_MMA_STRIDE, Q8_MMA_BN, w_nk, n, k, col0, k0 + ahead * Q8_MMA_BK, tid);
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
     __local const char* xt = xs0 + (step % Q8_MMA_STAGES) * Q8_MMA_BM * Q8_MMA_STRIDE;
@@ -214,6 +231,40 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
           acc[a][b][0] = d0, acc[a][b][1] = d1, acc[a][b][2] = d2, acc[a][b][3] = d3;
         }
       }
+    }
+  }
+  if (partial) {
+    // A split's sums go to partial[z] as they lie in the fragments; the last of the tile's Z
+    // work-groups to finish (a counter per tile, which it sets back to 0 for the next launch) adds
+    // the other Z − 1 to its own and runs the epilogue. membar.gl orders each work-item's stores
+    // before the count, and the count before the last one's loads (volatile: past L1).
+    const int z = get_group_id(2), parts = get_num_groups(2), tile = get_group_id(1) * get_num_groups(0) + get_group_id(0);
+    const long plane = (long)rows * n;
+    for (int a = 0; a < Q8_MMA_TM; ++a)
+      for (int b = 0; b < Q8_MMA_TN; ++b)
+        for (int i = 0; i < 4; ++i) {
+          const int r = row0 + wm + 16 * a + g + (i >= 2 ? 8 : 0), j = col0 + wn + 8 * b + 2 * t + (i & 1);
+          if (r < rows && j < n) partial[z * plane + (long)r * n + j] = acc[a][b][i];
+        }
+    asm volatile("membar.gl;" ::: "memory");
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (tid == 0) {
+      const int done = atomic_inc(counters + tile);
+      ring[0] = done == parts - 1;
+      if (done == parts - 1) counters[tile] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!ring[0]) return;
+    asm volatile("membar.gl;" ::: "memory");
+    __global volatile const int* sums = partial;
+    for (int other = 0; other < parts; ++other) {
+      if (other == z) continue;
+      for (int a = 0; a < Q8_MMA_TM; ++a)
+        for (int b = 0; b < Q8_MMA_TN; ++b)
+          for (int i = 0; i < 4; ++i) {
+            const int r = row0 + wm + 16 * a + g + (i >= 2 ? 8 : 0), j = col0 + wn + 8 * b + 2 * t + (i & 1);
+            if (r < rows && j < n) acc[a][b][i] += sums[other * plane + (long)r * n + j];
+          }
     }
   }
   // The epilogue, Q8_MMA_PASS rows of the tile at a time: the warps put their accumulators in the
@@ -275,13 +326,8 @@ inline void mma_body(__local int* ring, __global const char* x, __global const c
       const int values[4] = {v.x, v.y, v.z, v.w};
       for (int q = 0; q < 4; ++q) {
         const int rq = row_major ? r : r + q, jq = row_major ? j + q : j;
-        if (rq >= rows || jq >= n) continue;
-        const long iq = at_layout(rq, jq, n, spatial);
-        if (mode != Q8_INT8_OUT && mode < Q8_FLOAT_OUT)  // a residual, read in its own layout
-          y_q[iq] = residual_out(mode, values[q] + bias_q[jq], scale[jq], residual[at_layout(rq, jq, n, residual_spatial)], r_scale, y_ratio, lo,
-                                 hi);
-        else
-          store_output(mode, y_q, y_f, iq, jq, values[q], bias_q, bias_f, scale, residual, r_scale, y_ratio, lo, hi);
+        if (rq < rows && jq < n)
+          store_one(rq, jq, values[q], n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, y_ratio, lo, hi);
       }
     }
   }
@@ -293,7 +339,7 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_
     __global float* y_f, __global const int* bias_q, __global const float* bias_f, __global const float* scale,
     __global const char* residual, int residual_spatial, float r_scale, float y_ratio, int lo, int hi) {
   __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
-  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, y_ratio, lo, hi, 0, 0);
+  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, y_ratio, lo, hi, 0, 0, 0, 0);
 }
 
 // QConv from a channels-last x without im2col's rows: rows = N · P output positions, k = T · C.
@@ -304,6 +350,27 @@ __kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qconv_
     int c) {
   __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
   mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, y_ratio, lo, hi,
-           geometry, c);
+           geometry, c, 0, 0);
+}
+
+// Split-K: the same two kernels with the K steps shared among the Z work-groups of axis 2, partial
+// ([Z, rows, n] int32) their sums and counters (one per tile of y, 0 between launches) their count.
+#define Q8_MMA_ARGS                                                                                                                    \
+  __global const char *x, __global const char *w_nk, int rows, int k, int n, int spatial, int mode, __global char *y_q,                 \
+      __global float *y_f, __global const int *bias_q, __global const float *bias_f, __global const float *scale,                       \
+      __global const char *residual, int residual_spatial, float r_scale, float y_ratio, int lo, int hi
+__kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qgemm_mma_split(Q8_MMA_ARGS, __global int* partial,
+                                                                                           volatile __global int* counters) {
+  __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
+  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, y_ratio, lo, hi, 0, 0,
+           partial, counters);
+}
+
+__kernel __attribute__((reqd_work_group_size(Q8_MMA_THREADS, 1, 1))) void qconv_implicit_mma_split(Q8_MMA_ARGS, __global const int* geometry,
+                                                                                                    int c, __global int* partial,
+                                                                                                    volatile __global int* counters) {
+  __local int ring[Q8_MMA_RING / 4] __attribute__((aligned(16)));
+  mma_body(ring, x, w_nk, rows, k, n, spatial, mode, y_q, y_f, bias_q, bias_f, scale, residual, residual_spatial, r_scale, y_ratio, lo, hi,
+           geometry, c, partial, counters);
 }
 #endif

@@ -1,5 +1,6 @@
 #include "engine/opencl/select.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engine/ir/error.h"
@@ -70,6 +71,15 @@ MmaTile select_mma_tile(int64_t rows, int64_t k, int64_t n, const MmaTuning& tun
   const int64_t groups = (rows + device_tile.rows - 1) / device_tile.rows * ((n + device_tile.cols - 1) / device_tile.cols);
   const bool narrow = 2 * n <= device_tile.cols, few = groups < int64_t(caps.compute_units);
   return (narrow || few) && fits(kSmallMmaTile) ? kSmallMmaTile : device_tile;
+}
+
+int mma_split_k(int64_t rows, int64_t k, int64_t n, const MmaTile& tile, const DeviceCaps& caps) {
+  const auto up = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  const int64_t tiles = up(rows, tile.rows) * up(n, tile.cols), steps = up(k, tile.depth), units = int64_t(caps.compute_units);
+  if (2 * tiles > units || steps < 2 * kMinSplitSteps) return 1;
+  int64_t z = std::min({up(units, tiles), steps / kMinSplitSteps, kMaxSplits});
+  while (z > 1 && z * rows * n * 4 > kMaxSplitBytes) --z;
+  return int(up(steps, up(steps, z)));
 }
 
 std::string select_gemm(int64_t k, int64_t n, const DeviceCaps& caps) {

@@ -48,6 +48,14 @@ inline constexpr MmaTile kSmallMmaTile{64, 64, 2, 2, 64, 3};
 inline constexpr int64_t kMaxMmaRowGroups = 65535;
 MmaTile select_mma_tile(int64_t rows, int64_t k, int64_t n, const MmaTuning& tuning, const DeviceCaps& caps);
 
+// Split-K (docs/opencl.md, "Split-K"): how many work-groups share each tile's K steps, 1 for none.
+// A GEMM whose tiles fill at most half the device's compute units and whose K holds at least
+// 2 · kMinSplitSteps steps of the tile's depth is split into Z = min(⌈units / tiles⌉,
+// ⌊steps / kMinSplitSteps⌋, kMaxSplits) parts, fewer where Z int32 copies of y would pass
+// kMaxSplitBytes, then Z = ⌈steps / ⌈steps / Z⌉⌉ so that every part has steps.
+inline constexpr int64_t kMinSplitSteps = 4, kMaxSplits = 16, kMaxSplitBytes = int64_t(32) << 20;
+int mma_split_k(int64_t rows, int64_t k, int64_t n, const MmaTile& tile, const DeviceCaps& caps);
+
 // QConv: "qconv_mma" (im2col.cl's rows, then qgemm_mma) on the devices where select_gemm takes the
 // tensor cores, for convs of one group with K = C · taps ≥ 8 (im2col pads K with zeros to whole
 // steps: at K = 16 or 27 half the products are zeros, and still far faster than the portable

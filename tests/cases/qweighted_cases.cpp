@@ -248,6 +248,16 @@ std::vector<WeightedCase> conv_cases() {
     k.ties = v.n == 2;
     cases.push_back(k);
   }
+  // 3 × 3 convs of few output positions from many channels, whose K the tensor cores split among
+  // work-groups on a large device (mma_split_k): channels-last (the CPU INT8 backend's layout)
+  // with a residual, and NCHW (im2col's rows on OpenCL) with float out.
+  for (int i = 0; i < 2; ++i) {
+    WeightedCase k;
+    k.c = i ? 96 : 128, k.m = i ? 40 : 48, k.in = {i ? 6 : 7, i ? 6 : 9}, k.kernel = {3, 3}, k.strides = {1, 1}, k.dilations = {1, 1};
+    k.pads = {1, 1, 1, 1}, k.output_padding = {0, 0};
+    k.channels_last = i == 0, k.residual = i == 0, k.rounded = i == 0 ? 1 : 0, k.float_out = i == 1;
+    cases.push_back(k);
+  }
   // Channels-last QConvs and QConvTransposes: every other one of the above again, on
   // [N, H, W, C] tensors (the residual included), as the CPU's layout pass makes them.
   const size_t first_layout = cases.size();
@@ -358,6 +368,19 @@ std::vector<WeightedCase> gemm_cases() {
     k.op = "QGemm", k.c = trans ? 64 : 100, k.m = trans ? 256 : 448, k.in = {trans ? 576 : 640}, k.trans_b = trans;
     if (trans) k.activation = "Swish";
     else k.residual = true, k.rounded = 1;
+    cases.push_back(k);
+  }
+  // Few tiles over a long K, split among work-groups on a large device (mma_split_k): a residual
+  // after the op's own rounding, float out with K not a multiple of 16, GELU int8 out.
+  const struct {
+    int64_t k, n, rows;
+    bool trans, residual, float_out;
+    const char* form;
+  } split[] = {{1152, 96, 49, true, true, false, ""}, {1000, 200, 7, false, false, true, ""}, {768, 130, 3, true, false, false, "Gelu"}};
+  for (const auto& v : split) {
+    WeightedCase k;
+    k.op = "QGemm", k.c = v.k, k.m = v.n, k.in = {v.rows}, k.trans_b = v.trans, k.residual = v.residual, k.rounded = v.residual ? 1 : 0;
+    k.float_out = v.float_out, k.activation = v.form;
     cases.push_back(k);
   }
   WeightedCase big;  // last: the harness checks that its accumulators pass 2^24

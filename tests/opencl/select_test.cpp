@@ -106,5 +106,34 @@ TEST(Select, AClassTileWhereTheTuningHasOne) {
   EXPECT_EQ(select_mma_tile(4096, 147, 64, tuned, h100), (MmaTile{32, 64, 2, 2, 64, 2}));
 }
 
+TEST(Select, SplitKWhereFewTilesHaveALongK) {
+  DeviceCaps h100 = nvidia();
+  h100.nv_sm = 90, h100.compute_units = 132;
+  const MmaTile small = kSmallMmaTile, big{128, 128, 2, 4, 64, 2};  // both 64 deep
+  EXPECT_EQ(mma_split_k(4096, 4096, 4096, big, h100), 1);           // 1,024 tiles
+  EXPECT_EQ(mma_split_k(196, 2304, 256, small, h100), 9);           // 14 × 14 at batch 1: 16 tiles, 36 steps of 4
+  EXPECT_EQ(mma_split_k(49, 4608, 512, small, h100), 15);           // 7 × 7 at batch 1: 8 tiles, 72 steps; 16 wanted, 15 parts of 5
+  EXPECT_EQ(mma_split_k(1, 2048, 1000, small, h100), 8);            // the classifier at batch 1: 16 tiles, 32 steps
+  EXPECT_EQ(mma_split_k(49, 512, 2048, small, h100), 2);            // 32 tiles, 8 steps: two parts of 4
+  EXPECT_EQ(mma_split_k(49, 448, 2048, small, h100), 1);            // 7 steps: too short to split
+  EXPECT_EQ(mma_split_k(2, 1100, 3, small, h100), 4);               // 1 tile, 18 steps: 4 parts of 5, the last of 3
+  EXPECT_EQ(mma_split_k(64 * 67, 4096, 64, small, h100), 1);        // 67 tiles: more than half the units busy
+  EXPECT_EQ(mma_split_k(64 * 66, 4096, 64, small, h100), 2);        // 66
+  // Every part has steps: ⌈steps / Z⌉ · (Z − 1) < steps, for every K.
+  for (int64_t k = 1; k <= 64 * 200; k += 37) {
+    const int z = mma_split_k(1, k, 64, small, h100);
+    const int64_t steps = (k + 63) / 64, per = (steps + z - 1) / z;
+    EXPECT_LT(per * (z - 1), steps) << k;
+    EXPECT_LE(z, kMaxSplits);
+    if (z > 1) {
+      EXPECT_GE(per, kMinSplitSteps) << k;
+    }
+  }
+  // Z copies of y stay within kMaxSplitBytes: 4,096 × 1,024 int32 is 16 MiB, two fit.
+  EXPECT_EQ(mma_split_k(4096, 8192, 1024, MmaTile{256, 256, 4, 4, 64, 2}, h100), 2);
+  h100.compute_units = 8;  // a small device: 16 tiles fill it
+  EXPECT_EQ(mma_split_k(196, 2304, 256, small, h100), 1);
+}
+
 }  // namespace
 }  // namespace q8

@@ -31,6 +31,14 @@ void ClWeighted::check_row_groups(size_t groups, int rows, const MmaTile& tile) 
                                                 std::to_string(kMaxMmaRowGroups) + ": run a smaller batch");
 }
 
+const Tensor& ClWeighted::split_counters(int64_t tiles) {
+  if (split_counters_.empty() || split_counters_.dim(0) < tiles) {
+    split_counters_ = device_->allocate(DType::Int32, {tiles});
+    device_->zero(split_counters_);
+  }
+  return split_counters_;
+}
+
 Tensor window_geometry(const ResolvedWindow& r, const Dims& in_spatial) {
   const size_t pad = 3 - in_spatial.size();
   std::vector<int32_t> g(Q8_GEO_SIZE, 0);

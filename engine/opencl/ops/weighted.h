@@ -28,15 +28,28 @@ class ClWeighted : public ClInt8Node {
   const Tensor& residual_or_bias(const Tensor* residual) const { return residual ? *residual : bias_; }
 
   // qgemm_mma.cl's `function` with the tile select_mma_tile picks for [rows, k] · [k, cols]: one
-  // work-group per tile of y. The arguments are set on the kernel that runs.
+  // work-group per tile of y, or, where mma_split_k splits K, Z per tile (`function`_split: each
+  // stores its int32 sums, the last to finish adds them and runs the epilogue). The arguments,
+  // the kernel's own, are set on the kernel that runs.
   template <typename... Args>
   void launch_mma(const std::string& function, int rows, int k, int cols, const Args&... args) {
     const MmaTile tile = select_mma_tile(rows, k, cols, device_->mma_tuning(), device_->caps());
-    const cl_kernel kernel = device_->mma_kernel(tile, function);
-    set_args(kernel, args...);
     const size_t groups_n = size_t((cols + tile.cols - 1) / tile.cols), groups_m = size_t((rows + tile.rows - 1) / tile.rows);
     check_row_groups(groups_m, rows, tile);
-    device_->launch(kernel, {groups_n * size_t(tile.threads()), groups_m}, {size_t(tile.threads()), 1});
+    const int splits = mma_split_k(rows, k, cols, tile, device_->caps());
+    const size_t threads = size_t(tile.threads());
+    if (splits == 1) {
+      const cl_kernel kernel = device_->mma_kernel(tile, function);
+      set_args(kernel, args...);
+      device_->launch(kernel, {groups_n * threads, groups_m}, {threads, 1});
+      return;
+    }
+    // Back to the device's pool on return: the queue is in order, so it is not handed out again
+    // before the kernel has read it.
+    const Tensor partial = device_->allocate(DType::Int32, {splits, rows, cols});
+    const cl_kernel split = device_->mma_kernel(tile, function + "_split");
+    set_args(split, args..., partial, split_counters(int64_t(groups_n * groups_m)));
+    device_->launch(split, {groups_n * threads, groups_m, size_t(splits)}, {threads, 1, 1});
   }
 
   Tensor bias_, scale_;
@@ -48,6 +61,10 @@ class ClWeighted : public ClInt8Node {
   bool residual_first_ = false;   // the residual is the Add's first input
 
  private:
+  // Split-K's tile counters, zeros between launches (each launch's last work-groups set them
+  // back): made and zeroed once, again only for a launch with more tiles.
+  const Tensor& split_counters(int64_t tiles);
+  Tensor split_counters_;
   void check_row_groups(size_t groups, int rows, const MmaTile& tile) const;
 };
 
