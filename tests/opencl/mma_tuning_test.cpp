@@ -77,6 +77,11 @@ TEST_F(TuningDb, GivesTheEntryForTheDeviceAndDriverOnly) {
   EXPECT_EQ(device_mma_tuning(h100(), path()).describe(),
             "128x64x64/2x2/3 deep 128x128x64/2x2/2 narrow 128x64x64/2x2/3 small 64x64x64/2x2/3 wide 64x64x64/2x2/3");
   EXPECT_EQ(device_mma_tuning(h100(), path()).source, "q8's entry for NVIDIA H100 80GB HBM3");
+  DeviceCaps h200 = h100();
+  h200.name = "NVIDIA H200";
+  EXPECT_EQ(device_mma_tuning(h200, path()).describe(),
+            "128x64x64/2x2/3 deep 128x64x64/2x2/3 narrow 128x64x64/2x2/3 small 64x64x64/2x2/4 wide 128x64x64/2x2/3");
+  EXPECT_EQ(device_mma_tuning(h200, path()).source, "q8's entry for NVIDIA H200");
   DeviceCaps other = h100();
   other.name = "NVIDIA A100-SXM4-80GB";
   EXPECT_EQ(device_mma_tuning(other, path()).tile, kMmaTile);
