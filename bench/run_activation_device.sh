@@ -4,7 +4,7 @@
 # each q8 build in PKG/bin (q8, and q8_before when present, for a before/after), calibrate on 8
 # samples, quantize, build, then q8 bench FP32 on the CPU beside INT8 through OpenCL at batch 1
 # and 64, with the placement line (nodes left on the host) and the plan's FP32 node count.
-#   bench/run_activation_device.sh PKG OUT
+#   bench/run_activation_device.sh PKG OUT      (MODELS as below; BINS, default "q8_before q8": the builds in PKG/bin to run)
 set -u
 PKG=$(cd "$1" && pwd)
 OUT=$2
@@ -13,7 +13,7 @@ export LD_LIBRARY_PATH="$PKG/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 mkdir -p "$OUT"
 command -v nvidia-smi >/dev/null && nvidia-smi -L
 python3 "$(dirname "$0")/cnn_peers_device.py" "$OUT" --models "$(echo $MODELS | tr ' ' ,)" ${NO_COMPILE:+--no-compile}
-for bin in q8_before q8; do
+for bin in ${BINS:-q8_before q8}; do
   [ -x "$PKG/bin/$bin" ] || continue
   for m in $MODELS; do
     w="$OUT/$bin/$m"
