@@ -4,11 +4,19 @@
 
 namespace q8 {
 
+namespace {
+int64_t no_vectors(const RequantizeRow&, int64_t) { return 0; }
+
+using Body = int64_t (*)(const RequantizeRow&, int64_t);
+Body pick_body() {
+  const std::string_view isa = gemm_isa();  // Q8_MAX_CPU_ISA caps it; "avx2" implies FMA
+  return isa == "avx512" ? requantize_row_avx512 : isa == "avx2" ? requantize_row_avx2 : no_vectors;
+}
+}  // namespace
+
 int64_t requantize_row(const RequantizeRow& row, int64_t n) {
-  static const std::string_view isa = gemm_isa();  // Q8_MAX_CPU_ISA caps it; "avx2" implies FMA
-  if (isa == "avx512") return requantize_row_avx512(row, n);
-  if (isa == "avx2") return requantize_row_avx2(row, n);
-  return 0;
+  static const Body body = pick_body();  // chosen once: this runs once a position
+  return body(row, n);
 }
 
 }  // namespace q8

@@ -26,10 +26,11 @@ struct RequantizeRow {
   int8_t* y = nullptr;
 };
 
-// Writes y[0, k) for the largest k ≤ n that the CPU's vectors cover (a multiple of 16 with
-// AVX-512, of 8 with AVX2, 0 without either or under Q8_MAX_CPU_ISA=scalar), stopping before the
-// first vector in which some acc[c] + b[c] leaves int32 (the caller's scalar loop then reaches it
-// and reports the overflow); returns k.
+// Writes y[0, k) for the largest k ≤ n that the CPU's vectors cover (n with AVX-512, its tail
+// padded to a vector; a multiple of 8 with AVX2; 0 without either or under Q8_MAX_CPU_ISA=scalar), but
+// where some acc[c] + b[c] leaves int32, k is the start of the first vector of 16 (AVX-512) or 8
+// (AVX2) in which it does, and y past k may hold anything: the caller's scalar loop then reaches
+// it and reports the overflow. Returns k.
 int64_t requantize_row(const RequantizeRow& row, int64_t n);
 
 // The two vector bodies (engine/cpu/requantize_row_avx512.cpp, _avx2.cpp), for the dispatch and the tests.

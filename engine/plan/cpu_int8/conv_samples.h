@@ -5,6 +5,10 @@
 // without the three copies (docs/cpu.md, "Channels-last INT8 chains").
 #pragma once
 
+#include <memory>
+#include <mutex>
+#include <vector>
+
 #include "engine/cpu/int8_primitive.h"
 #include "engine/plan/cpu_int8/primitive_cache.h"
 #include "engine/plan/reference/epilogue.h"
@@ -27,6 +31,42 @@ struct ConvBand {
 // The bands of `shape`, or none where one primitive serves better: not a 2-D convolution (or a
 // transposed one), sums small enough to stay in cache whole, or a band oneDNN has no kernel for.
 std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w);
+
+// What a convolution node runs for one input shape: its shape, and its bands or its primitive
+// (neither: the reference's loops).
+struct Int8ConvLayout {
+  Int8ConvShape shape;
+  std::vector<ConvBand> bands;
+  const Int8ConvPrimitive* conv = nullptr;
+  bool runs_on_onednn() const { return conv || !bands.empty(); }
+};
+
+// A node's layouts, one per input shape and thread count (as the primitives), made by make() the
+// first time and kept: a run neither resolves the window again nor looks up each band's
+// primitive among the others (the shapes compared and copied cost a tenth of MobileNetV2's INT8
+// run on two threads).
+class Int8ConvLayouts {
+ public:
+  template <typename Make>
+  const Int8ConvLayout& get(const Dims& x_dims, Make make) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int threads = compute_threads();
+    for (const Entry& e : entries_)
+      if (e.threads == threads && e.x_dims == x_dims) return *e.layout;
+    auto layout = std::make_unique<Int8ConvLayout>(make());
+    entries_.push_back({x_dims, threads, std::move(layout)});
+    return *entries_.back().layout;
+  }
+
+ private:
+  struct Entry {
+    Dims x_dims;
+    int threads = 0;
+    std::unique_ptr<Int8ConvLayout> layout;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
 
 // y = epilogue(conv(x)) for every sample of x ([N, C, S_in…]) into y ([N, M, S_out…]); epilogue
 // bound to the node's inputs. With channels_last x, the residual and y are [N, S…, C] instead.

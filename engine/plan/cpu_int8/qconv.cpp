@@ -21,16 +21,19 @@ class CpuInt8QConv final : public SizedOp {
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
     const Tensor& x = *in[0];
     const Tensor& w = *in[1];
-    const Dims x_dims = channels_first_input(x.dims(), channels_last_, name_);
-    const ResolvedWindow r = resolve_window(window_, spatial_of(x_dims), spatial_of(w.dims()), name_);
-    const Int8ConvShape shape{false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin,
-                              r.pad_end};
-    const std::vector<ConvBand> bands = conv_bands(cache_, shape, w.data<int8_t>());
-    const Int8ConvPrimitive* conv = bands.empty() ? conv_primitive(cache_, shape, w.data<int8_t>()) : nullptr;
-    if (bands.empty() && !conv) return reference_->run_into(in, out);
+    const Int8ConvLayout& layout = layouts_.get(x.dims(), [&] {
+      const Dims x_dims = channels_first_input(x.dims(), channels_last_, name_);
+      const ResolvedWindow r = resolve_window(window_, spatial_of(x_dims), spatial_of(w.dims()), name_);
+      Int8ConvLayout l;
+      l.shape = {false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
+      l.bands = conv_bands(cache_, l.shape, w.data<int8_t>());
+      if (l.bands.empty()) l.conv = conv_primitive(cache_, l.shape, w.data<int8_t>());
+      return l;
+    });
+    if (!layout.runs_on_onednn()) return reference_->run_into(in, out);
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);
-    run_conv_samples(conv, bands, shape, x, epilogue, out[0], channels_last_);
+    run_conv_samples(layout.conv, layout.bands, layout.shape, x, epilogue, out[0], channels_last_);
   }
 
  private:
@@ -41,6 +44,7 @@ class CpuInt8QConv final : public SizedOp {
   Epilogue epilogue_;
   std::string name_;
   mutable Int8ConvCache cache_;
+  mutable Int8ConvLayouts layouts_;
 };
 }  // namespace
 

@@ -99,7 +99,7 @@ int64_t Epilogue::vector_part(void* y, const int32_t* acc, const int32_t* bias_q
 }
 
 void Epilogue::store_positions(void* y, const int32_t* acc, const int8_t* residual, int64_t positions, int64_t channels) const {
-  constexpr int64_t kRun = 64;  // values a vector call covers at least
+  constexpr int64_t kRun = 256;  // values a vector call covers at least
   const int bytes = int8_out() ? 1 : 4;
   if (channels >= kRun || (float_out_ && !float_row_covers(mode_))) {
     for (int64_t p = 0; p < positions; ++p)
