@@ -1,7 +1,5 @@
 #include <immintrin.h>
 
-#include <algorithm>
-
 #include "engine/cpu/requantize_row.h"
 
 namespace q8 {
@@ -74,11 +72,14 @@ int64_t rows(const Operands& o, int64_t n) {
   alignas(64) int32_t acc[16] = {}, bias[16] = {};
   alignas(64) float m[16] = {};
   alignas(16) int8_t residual[16] = {}, y[16];
-  std::copy(o.acc + whole, o.acc + n, acc), std::copy(o.bias + whole, o.bias + n, bias), std::copy(o.m + whole, o.m + n, m);
-  if (kResidual) std::copy(o.residual + whole, o.residual + n, residual);
+  // (builtins, not std::copy: a library template instantiated here would carry AVX-512 code
+  // that the linker may pick for the whole program)
+  __builtin_memcpy(acc, o.acc + whole, size_t(rest) * 4), __builtin_memcpy(bias, o.bias + whole, size_t(rest) * 4);
+  __builtin_memcpy(m, o.m + whole, size_t(rest) * 4);
+  if (kResidual) __builtin_memcpy(residual, o.residual + whole, size_t(rest));
   const Operands tail{acc, bias, m, residual, y, o.low, o.high, o.r_scale, o.y_ratio};
   if (overflows(one_vector<kResidual, kMode>(tail, 0))) return whole;
-  std::copy(y, y + rest, o.y + whole);
+  __builtin_memcpy(o.y + whole, y, size_t(rest));
   return n;
 }
 
