@@ -48,6 +48,17 @@ std::string read_file(const std::string& path, size_t max_bytes) {
     throw Error(path + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) + " q8 reads");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot read (" + std::strerror(errno) + ")");
+  if (!ec) {
+    // Straight into a string of the file's size: one copy, not a growing buffer copied out.
+    std::string bytes(size_t(size), '\0');
+    in.read(bytes.data(), std::streamsize(size));
+    if (in.bad() || size_t(in.gcount()) != bytes.size()) throw Error(path + ": read failed (" + std::strerror(errno) + ")");
+    if (in.peek() == std::char_traits<char>::eof()) return bytes;
+    in.clear();  // the file grew while read: the rest as it comes
+    std::ostringstream rest;
+    rest << in.rdbuf();
+    return bytes + rest.str();
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw Error(path + ": read failed (" + std::strerror(errno) + ")");

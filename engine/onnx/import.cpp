@@ -306,8 +306,9 @@ Graph parse_model(const std::string& bytes, const std::string& base_dir, const s
   }
 }
 
-Graph load_model(const std::string& path) {
-  const std::string bytes = read_file(path);
+Graph load_model(const std::string& path) { return load_model_bytes(read_file(path), path); }
+
+Graph load_model_bytes(const std::string& bytes, const std::string& path) {
   Graph graph = parse_model(bytes, std::filesystem::path(path).parent_path().string(), path, path);
   if (!graph.import_note.empty()) log::info("import:     %s\n", graph.import_note.c_str());
   return graph;

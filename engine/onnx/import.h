@@ -20,6 +20,8 @@ inline constexpr int64_t kMinOpset = 1;
 // Nodes come back in topological order. Errors start with the path and name what is wrong:
 // a missing or non-ONNX file, an opset outside [kMinOpset, kMaxOpset], a value nothing defines.
 Graph load_model(const std::string& path);
+// The same from the file's bytes, already read (external data beside path).
+Graph load_model_bytes(const std::string& bytes, const std::string& path);
 // The same from bytes already in memory; base_dir locates external data; model_path, when
 // known, lets onnx::checker find it too.
 Graph parse_model(const std::string& bytes, const std::string& base_dir, const std::string& what,

@@ -44,10 +44,10 @@ Runnable load_runnable(const std::string& path, bool int8, std::string* lowering
   Runnable r;
   if (is_plan(bytes)) return plan_runnable(parse_plan(bytes, path), device, path);
   if (!int8) {
-    r.graph = load_model(path);
+    r.graph = load_model_bytes(bytes, path);  // read once (a BERT-base file is 440 MB)
     return r;
   }
-  Lowered lowered = lower_qdq(load_model(path));
+  Lowered lowered = lower_qdq(load_model_bytes(bytes, path));
   if (lowering_report) *lowering_report = format_lowering_report(lowered);
   r.graph = std::move(lowered.graph);
   return r;
