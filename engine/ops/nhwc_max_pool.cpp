@@ -58,6 +58,13 @@ class NhwcMaxPool final : public Op {
     pool_2d_channels_last_into<T>(x, p, lowest, [](T best, T v) { return std::max(best, v); }, [](T*, int64_t, int64_t, int64_t) {}, y);
   }
 
+  // out[ch] = the maximum of a[ch], a[c + ch], b[ch], b[c + ch] from `lowest`, in that order; c by
+  // value and the pointers restrict-qualified, so the loop vectorizes.
+  template <typename T>
+  static void max_of_four(T* __restrict out, const T* __restrict a, const T* __restrict b, int64_t c, T lowest) {
+    for (int64_t ch = 0; ch < c; ++ch) out[ch] = std::max(std::max(std::max(std::max(lowest, a[ch]), a[c + ch]), b[ch]), b[c + ch]);
+  }
+
   // Each output position the maximum of its four taps, every channel at once: std::max from
   // `lowest` over (2y, 2x), (2y, 2x + 1), (2y + 1, 2x), (2y + 1, 2x + 1), the general walk's taps
   // in its order (so a NaN gives what it gives there).
@@ -72,11 +79,7 @@ class NhwcMaxPool final : public Op {
         const T* top = px + ((row / oh) * h + 2 * oy) * wd * c;
         const T* bottom = top + wd * c;
         T* out = py + row * ow * c;
-        for (int64_t ox = 0; ox < ow; ++ox, out += c) {
-          const T* __restrict a = top + 2 * ox * c;
-          const T* __restrict b = bottom + 2 * ox * c;
-          for (int64_t ch = 0; ch < c; ++ch) out[ch] = std::max(std::max(std::max(std::max(lowest, a[ch]), a[c + ch]), b[ch]), b[c + ch]);
-        }
+        for (int64_t ox = 0; ox < ow; ++ox, out += c) max_of_four(out, top + 2 * ox * c, bottom + 2 * ox * c, c, lowest);
       }
     });
   }
