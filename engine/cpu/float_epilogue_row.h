@@ -1,5 +1,5 @@
 // The float epilogue of a weighted INT8 op over a run of consecutive channels (one output
-// position), with AVX2 (docs/quantization.md, "Activations in the epilogue"): per channel c,
+// position), with AVX-512 or AVX2 (docs/quantization.md, "Activations in the epilogue"): per channel c,
 // v = (float)acc[c] · s[c] + b[c] (q8_dequantized: a multiply, then an add), then g = v, or
 // g = HardSwish(v) (q8_hard_swish: v / 6 + 1/2, its clamp to [0, 1] with NaN giving 1, times v),
 // g = Sigmoid(v) (q8_sigmoid), g = Swish(v) (q8_swish: v · q8_sigmoid(v)) or g = GELU(v) (q8_gelu,
@@ -22,11 +22,13 @@ struct FloatEpilogueRow {
   void* y = nullptr;     // float32, or int8 with y_scale
 };
 
-// Writes y[0, k) for the largest k ≤ n that the CPU's vectors cover (a multiple of 8 with AVX2,
-// 0 without it or under Q8_MAX_CPU_ISA=scalar); returns k.
+// Writes y[0, k) for the largest k ≤ n that the CPU's vectors cover (a multiple of 8: vectors of
+// 16 with AVX-512, then of 8 with AVX2; 0 without AVX2 or under Q8_MAX_CPU_ISA=scalar); returns k.
 int64_t float_epilogue_row(const FloatEpilogueRow& row, int64_t n);
 
-// The vector body (engine/cpu/float_epilogue_row_avx2.cpp), for the dispatch and the tests.
+// The vector bodies (engine/cpu/float_epilogue_row_avx512.cpp, _avx2.cpp), for the dispatch and
+// the tests: each writes its whole vectors and returns how many values they hold.
+int64_t float_epilogue_row_avx512(const FloatEpilogueRow& row, int64_t n);
 int64_t float_epilogue_row_avx2(const FloatEpilogueRow& row, int64_t n);
 
 }  // namespace q8

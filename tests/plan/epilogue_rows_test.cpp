@@ -1,8 +1,9 @@
 // The epilogue's run forms (store_channels, store_positions: what the CPU INT8 backend calls, with
-// the vector paths of engine/cpu/requantize_row.h) give the bytes of store(), the reference's
-// element-by-element form, for channel counts below, at and above a vector and the 64-value run,
-// int8 outputs with Relu/Clip bounds, every residual mode, and float outputs with and without an
-// activation. Under Q8_MAX_CPU_ISA=avx2 or scalar (ctest runs it so) the other paths.
+// the vector paths of engine/cpu/requantize_row.h and float_epilogue_row.h) give the bytes of
+// store(), the reference's element-by-element form, for channel counts below, at and above a
+// vector and the 256-value run, int8 outputs with Relu/Clip bounds, every residual mode, float
+// outputs with and without an activation, and activations quantized to int8 (y_scale). Under
+// Q8_MAX_CPU_ISA=avx2 or scalar (ctest runs it so) the other paths.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -20,20 +21,23 @@ struct Form {
   float sum_scale = 0.0f;  // with a residual: 0 the plain sum, else the rounded forms
   int residual_first = 0;
   bool residual = false;
+  float y_scale = 0.0f;  // with an activation: int8 out
 };
 
 TEST(EpilogueRows, RunFormsGiveTheElementFormsBytes) {
   std::mt19937 rng(11);
   const Form forms[] = {{}, {false, nullptr, 0.0f, 0, true}, {false, nullptr, 0.73f, 0, true}, {false, nullptr, 0.73f, 1, true},
-                        {true}, {true, "Swish"}, {true, "Gelu"}, {true, "HardSwish"}};
+                        {true}, {true, "Swish"}, {true, "Gelu"}, {true, "HardSwish"}, {true, "Sigmoid"},
+                        {true, "HardSwish", 0.0f, 0, false, 0.37f}, {true, "Swish", 0.0f, 0, false, 0.05f}};
   int checked = 0;
   for (const Form& f : forms)
-    for (int64_t channels : {1, 3, 8, 16, 17, 40, 64, 70}) {
+    for (int64_t channels : {1, 3, 8, 16, 17, 40, 64, 70, 130, 300}) {
       const int64_t positions = 37, total = positions * channels;
       std::map<std::string, Attribute> attrs{{"lo", Attribute::of_int(f.float_out ? -128 : -20)}, {"hi", Attribute::of_int(127)}};
       if (f.residual) attrs["residual_scale"] = Attribute::of_float(0.41f);
       if (f.sum_scale > 0) attrs["sum_scale"] = Attribute::of_float(f.sum_scale), attrs["residual_first"] = Attribute::of_int(f.residual_first);
       if (f.activation) attrs["activation"] = Attribute::of_string(f.activation);
+      if (f.y_scale > 0) attrs["y_scale"] = Attribute::of_float(f.y_scale);
       const Node node = test::node("QConv", "conv", {"x", "w", "b", "s", f.residual ? "r" : ""}, {"y"}, attrs);
       Epilogue epilogue(node);
       Tensor bias = f.float_out ? Tensor(DType::Float32, {channels}) : Tensor(DType::Int32, {channels});
@@ -60,7 +64,7 @@ TEST(EpilogueRows, RunFormsGiveTheElementFormsBytes) {
       EXPECT_EQ(std::memcmp(runs.raw(), want.raw(), want.nbytes()), 0) << "store_positions, " << channels << " channels, form " << &f - forms;
       ++checked;
     }
-  EXPECT_EQ(checked, 64);
+  EXPECT_EQ(checked, 110);
 }
 
 }  // namespace
