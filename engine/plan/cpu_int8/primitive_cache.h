@@ -1,5 +1,6 @@
 // The oneDNN primitives of one CPU INT8 node: one per shape and thread count (oneDNN chooses its
-// blocking for the threads it is made with), made on first use, weights packed there.
+// blocking for the threads it is made with), made on first use, weights packed there; and the
+// layouts of a convolution node (conv_samples.h), keyed the same way.
 #pragma once
 
 #include <memory>

@@ -21,13 +21,13 @@ class CpuInt8QConv final : public SizedOp {
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
     const Tensor& x = *in[0];
     const Tensor& w = *in[1];
-    const Int8ConvLayout& layout = layouts_.get(x.dims(), [&] {
+    const Int8ConvLayout& layout = *layouts_.get(x.dims(), [&] {
       const Dims x_dims = channels_first_input(x.dims(), channels_last_, name_);
       const ResolvedWindow r = resolve_window(window_, spatial_of(x_dims), spatial_of(w.dims()), name_);
-      Int8ConvLayout l;
-      l.shape = {false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
-      l.bands = conv_bands(cache_, l.shape, w.data<int8_t>());
-      if (l.bands.empty()) l.conv = conv_primitive(cache_, l.shape, w.data<int8_t>());
+      auto l = std::make_unique<Int8ConvLayout>();
+      l->shape = {false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
+      l->bands = conv_bands(cache_, l->shape, w.data<int8_t>());
+      if (l->bands.empty()) l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
       return l;
     });
     if (!layout.runs_on_onednn()) return reference_->run_into(in, out);

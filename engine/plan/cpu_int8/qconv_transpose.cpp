@@ -23,13 +23,13 @@ class CpuInt8QConvTranspose final : public SizedOp {
   void run_into(const Inputs& in, std::vector<Tensor>& out) const override {
     const Tensor& x = *in[0];
     const Tensor& w = *in[1];
-    const Int8ConvLayout& layout = layouts_.get(x.dims(), [&] {
+    const Int8ConvLayout& layout = *layouts_.get(x.dims(), [&] {
       const Dims x_dims = channels_first_input(x.dims(), channels_last_, name_);
       const ResolvedWindow r =
           resolve_transpose_window(window_, output_padding_, output_shape_, spatial_of(x_dims), spatial_of(w.dims()), name_);
-      Int8ConvLayout l;
-      l.shape = {true, x_dims[1], w.dim(1) * group_, group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
-      l.conv = conv_primitive(cache_, l.shape, w.data<int8_t>());
+      auto l = std::make_unique<Int8ConvLayout>();
+      l->shape = {true, x_dims[1], w.dim(1) * group_, group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
+      l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
       return l;
     });
     if (!layout.runs_on_onednn()) return reference_->run_into(in, out);
