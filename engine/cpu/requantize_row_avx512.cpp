@@ -49,7 +49,7 @@ __m512i one_vector(const Operands& o, int64_t i) {
 
 bool overflows(__m512i wrapped) { return _mm512_cmplt_epi32_mask(wrapped, _mm512_setzero_si512()) != 0; }
 
-// The first vector of 16 whose acc + b leaves int32, or n.
+// The first vector of 16 whose acc + b leaves int32 (rows() calls it only when one does).
 int64_t first_overflow(const Operands& o, int64_t n) {
   for (int64_t i = 0; i + 16 <= n; i += 16) {
     const __m512i a = _mm512_loadu_si512(o.acc + i), b = _mm512_loadu_si512(o.bias + i);
