@@ -1,5 +1,6 @@
 #include "engine/plan/reference/epilogue.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -110,10 +111,12 @@ void Epilogue::store_positions(void* y, const int32_t* acc, const int8_t* residu
   const int64_t k = kRun / channels, len = k * channels;  // k positions a call
   int32_t bias_q[kRun];
   float bias_f[kRun], scale[kRun];
-  for (int64_t i = 0; i < len; ++i) {
-    if (bias_q_) bias_q[i] = bias_q_[i % channels];
-    if (bias_f_) bias_f[i] = bias_f_[i % channels];
-    scale[i] = scale_[i % channels];
+  // The per-channel operands repeated k times, copied (a division a value here cost more than the
+  // epilogue of a depthwise convolution's row it serves).
+  for (int64_t at = 0; at < len; at += channels) {
+    if (bias_q_) std::copy_n(bias_q_, channels, bias_q + at);
+    if (bias_f_) std::copy_n(bias_f_, channels, bias_f + at);
+    std::copy_n(scale_, channels, scale + at);
   }
   for (int64_t p = 0; p < positions; p += k) {
     const int64_t at = p * channels, n = std::min(k, positions - p) * channels;
