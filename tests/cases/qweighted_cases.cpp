@@ -202,6 +202,24 @@ std::vector<WeightedCase> conv_cases() {
     k.rounded = k.residual ? 1 : 0;
     cases.push_back(k);
   }
+  // Depthwise convolutions as q8's own kernel on VNNI runs them (engine/cpu/depthwise_int8.h):
+  // channels past a 64-channel chunk with a partial 16-channel vector, 5 × 5 and 7 × 7 (two quads
+  // of kernel rows), strided and dilated, channels-last and not, a residual, a Relu and float out.
+  const struct {
+    int64_t c, kernel, stride, dilation;
+    bool channels_last, residual, float_out;
+  } own_dw[] = {{70, 3, 1, 1, true, true, false}, {144, 3, 2, 1, false, false, false}, {40, 5, 2, 1, true, false, true}, {24, 7, 1, 2, false, false, false}};
+  for (const auto& v : own_dw) {
+    WeightedCase k;
+    k.group = k.c = k.m = v.c;
+    k.n = 2, k.in = {11, 13}, k.kernel = {v.kernel, v.kernel}, k.strides = {v.stride, v.stride}, k.dilations = {v.dilation, v.dilation};
+    const int64_t pad = v.kernel / 2 * v.dilation;
+    k.pads = {pad, pad, pad, pad}, k.output_padding = {0, 0};
+    k.channels_last = v.channels_last, k.residual = v.residual, k.rounded = v.residual ? 2 : 0, k.float_out = v.float_out;
+    if (v.c == 144) k.lo = 0;  // Relu folded
+    k.extreme = v.c == 24;
+    cases.push_back(k);
+  }
   // Squeeze-excitation convs: 1 × 1 over [N, C, 1, 1] (C whole 16-byte chunks, read as the rows
   // themselves on the tensor cores), Swish int8 out, then Sigmoid float out.
   for (int i = 0; i < 2; ++i) {

@@ -65,8 +65,10 @@ constexpr int64_t kValuesPerTask = 16384;
 
 // One sample: x in, y out, both channels-first, or both channels-last (as the residual) with
 // channels_last.
-void run_sample(const Int8ConvPrimitive* conv, const std::vector<ConvBand>& bands, const Int8ConvShape& shape, const int8_t* xs,
-                const Epilogue& epilogue, const int8_t* residual, std::byte* ys, bool channels_last) {
+void run_sample(const Int8ConvLayout& layout, const int8_t* xs, const Epilogue& epilogue, const int8_t* residual, std::byte* ys,
+                bool channels_last) {
+  const Int8ConvShape& shape = layout.shape;
+  const std::vector<ConvBand>& bands = layout.bands;
   const int64_t c = shape.channels_in, m = shape.channels_out;
   const int64_t in_positions = numel(shape.in_spatial), positions = numel(shape.out_spatial);
   const int bytes = epilogue.int8_out() ? 1 : 4;
@@ -81,7 +83,18 @@ void run_sample(const Int8ConvPrimitive* conv, const std::vector<ConvBand>& band
   }
   if (x_last) channels_first_to_last(xs, x_last, in_positions, c);
   const int8_t* x_in = x_last ? x_last : xs;
-  if (!bands.empty()) {
+  if (layout.depthwise) {
+    // Row by row, each row's sums then at once its epilogue, from L1.
+    const DepthwiseInt8Conv& dw = *layout.depthwise;
+    const int64_t ow = dw.out_cols();
+    parallel_for(dw.out_rows(), std::max<int64_t>(1, kValuesPerTask / (ow * m)), [&](int64_t b, int64_t e) {
+      int32_t* acc = CpuInt8Scratch::sized(cpu_int8_scratch().acc, ow * m);  // the running thread's
+      for (int64_t r = b; r < e; ++r) {
+        dw.run_row(x_in, r, acc);
+        epilogue.store_positions(y_last + r * ow * m * bytes, acc, residual_last ? residual_last + r * ow * m : nullptr, ow, m);
+      }
+    });
+  } else if (!bands.empty()) {
     // Band by band, each on one thread: its sums, then at once its epilogue (the same integers
     // and the same per-position epilogue as the whole sample's, so the same bytes).
     const int64_t in_row = shape.in_spatial[1] * c, out_row = shape.out_spatial[1];
@@ -98,7 +111,7 @@ void run_sample(const Int8ConvPrimitive* conv, const std::vector<ConvBand>& band
     });
   } else {
     int32_t* acc = CpuInt8Scratch::sized(s.acc, positions * m);
-    conv->run(x_in, acc);
+    layout.conv->run(x_in, acc);
     parallel_for(positions, std::max<int64_t>(1, kValuesPerTask / m), [&](int64_t b, int64_t e) {
       epilogue.store_positions(y_last + b * m * bytes, acc + b * m, residual_last ? residual_last + b * m : nullptr, e - b, m);
     });
@@ -108,13 +121,13 @@ void run_sample(const Int8ConvPrimitive* conv, const std::vector<ConvBand>& band
 
 }  // namespace
 
-void run_conv_samples(const Int8ConvPrimitive* conv, const std::vector<ConvBand>& bands, const Int8ConvShape& shape, const Tensor& x,
-                      const Epilogue& epilogue, Tensor& y, bool channels_last) {
+void run_conv_samples(const Int8ConvLayout& layout, const Tensor& x, const Epilogue& epilogue, Tensor& y, bool channels_last) {
+  const Int8ConvShape& shape = layout.shape;
   const int64_t n = x.dim(0), in_size = shape.channels_in * numel(shape.in_spatial);
   const int64_t out_size = shape.channels_out * numel(shape.out_spatial);
   const int bytes = epilogue.int8_out() ? 1 : 4;
   const auto one = [&](int64_t i) {
-    run_sample(conv, bands, shape, x.data<int8_t>() + i * in_size, epilogue, epilogue.has_residual() ? epilogue.residual() + i * out_size : nullptr,
+    run_sample(layout, x.data<int8_t>() + i * in_size, epilogue, epilogue.has_residual() ? epilogue.residual() + i * out_size : nullptr,
                y.raw() + i * out_size * bytes, channels_last);
   };
   // Enough samples for every thread: a sample per thread, everything inside it on that thread

@@ -1,5 +1,5 @@
-// QConv (domain q8) on the CPU INT8 backend: oneDNN's int8 convolution for the exact sums, then
-// the reference's epilogue (conv_samples.h). Shapes oneDNN has no kernel for run the reference's
+// QConv (domain q8) on the CPU INT8 backend: q8's depthwise kernel or oneDNN's int8 convolution
+// for the exact sums, then the reference's epilogue (conv_samples.h). Shapes oneDNN has no kernel for run the reference's
 // loops. Every byte is the reference's (docs/cpu.md, "INT8"). With channels_last (the layout
 // pass's) x, the residual and y stay [N, H, W, C], the primitive's own layout: no copies.
 #include "engine/plan/cpu_int8/conv_samples.h"
@@ -26,14 +26,15 @@ class CpuInt8QConv final : public SizedOp {
       const ResolvedWindow r = resolve_window(window_, spatial_of(x_dims), spatial_of(w.dims()), name_);
       auto l = std::make_unique<Int8ConvLayout>();
       l->shape = {false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
-      l->bands = conv_bands(cache_, l->shape, w.data<int8_t>());
-      if (l->bands.empty()) l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
+      l->depthwise = DepthwiseInt8Conv::create(l->shape, w.data<int8_t>());
+      if (!l->depthwise) l->bands = conv_bands(cache_, l->shape, w.data<int8_t>());
+      if (!l->depthwise && l->bands.empty()) l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
       return l;
     });
-    if (!layout.runs_on_onednn()) return reference_->run_into(in, out);
+    if (!layout.has_kernel()) return reference_->run_into(in, out);
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);
-    run_conv_samples(layout.conv, layout.bands, layout.shape, x, epilogue, out[0], channels_last_);
+    run_conv_samples(layout, x, epilogue, out[0], channels_last_);
   }
 
  private:

@@ -32,10 +32,10 @@ class CpuInt8QConvTranspose final : public SizedOp {
       l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
       return l;
     });
-    if (!layout.runs_on_onednn()) return reference_->run_into(in, out);
+    if (!layout.has_kernel()) return reference_->run_into(in, out);
     Epilogue epilogue = epilogue_;
     epilogue.bind(in);
-    run_conv_samples(layout.conv, {}, layout.shape, x, epilogue, out[0], channels_last_);
+    run_conv_samples(layout, x, epilogue, out[0], channels_last_);
   }
 
  private:

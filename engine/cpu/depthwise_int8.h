@@ -1,0 +1,31 @@
+// Depthwise INT8 convolution (group = C = M, 2-D, channels-last) on AVX-512 VNNI: four kernel rows
+// a vpdpbusd, the exact int32 sums Σ x · w of the integer reference, an output row at a time
+// (docs/cpu.md, "Depthwise convolution: q8's own kernel on VNNI").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/cpu/depthwise_int8_row.h"
+#include "engine/cpu/int8_primitive.h"
+
+namespace q8 {
+
+class DepthwiseInt8Conv {
+ public:
+  // nullptr unless `shape` is a 2-D depthwise convolution with a kernel of at most 8 × 8 and the
+  // CPU has AVX-512 VNNI, BW and VBMI (and Q8_MAX_CPU_ISA allows AVX-512).
+  static std::unique_ptr<DepthwiseInt8Conv> create(const Int8ConvShape& shape, const int8_t* w);
+  // acc [W_out, C] = the sums of output row `row` of one sample x [H, W, C] (channels-last).
+  void run_row(const int8_t* x, int64_t row, int32_t* acc) const;
+  int64_t out_rows() const { return g_.out_h; }
+  int64_t out_cols() const { return g_.out_w; }
+
+ private:
+  DepthwiseInt8Geometry g_;
+  std::vector<int8_t> weights_;  // [quads · k_w][groups][16 channels][4 rows]
+  std::vector<int32_t> compensation_;  // [groups · 16]: −128 · Σ w of each channel
+};
+
+}  // namespace q8
