@@ -21,6 +21,7 @@ std::unique_ptr<DepthwiseInt8Conv> DepthwiseInt8Conv::create(const Int8ConvShape
   const int64_t c = shape.channels_in;
   if (!has_kernel || shape.transposed || shape.in_spatial.size() != 2 || shape.group != c || shape.channels_out != c) return nullptr;
   if (shape.kernel[0] > kMostKernel || shape.kernel[1] > kMostKernel) return nullptr;
+  if (c < 1 || shape.in_spatial[0] < 1 || shape.in_spatial[1] < 1 || shape.out_spatial[0] < 1 || shape.out_spatial[1] < 1) return nullptr;
   auto conv = std::unique_ptr<DepthwiseInt8Conv>(new DepthwiseInt8Conv());
   DepthwiseInt8Geometry& g = conv->g_;
   g.channels = c, g.groups = (c + 15) / 16;

@@ -14,8 +14,9 @@ namespace q8 {
 
 class DepthwiseInt8Conv {
  public:
-  // nullptr unless `shape` is a 2-D depthwise convolution with a kernel of at most 8 × 8 and the
-  // CPU has AVX-512 VNNI, BW and VBMI (and Q8_MAX_CPU_ISA allows AVX-512).
+  // nullptr unless `shape` is a 2-D depthwise convolution with a kernel of at most 8 × 8 and a
+  // non-empty input and output, and the CPU has AVX-512 VNNI, BW and VBMI (and Q8_MAX_CPU_ISA
+  // allows AVX-512).
   static std::unique_ptr<DepthwiseInt8Conv> create(const Int8ConvShape& shape, const int8_t* w);
   // acc [W_out, C] = the sums of output row `row` of one sample x [H, W, C] (channels-last).
   void run_row(const int8_t* x, int64_t row, int32_t* acc) const;

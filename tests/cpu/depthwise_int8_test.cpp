@@ -107,6 +107,9 @@ TEST(DepthwiseInt8, DeclinesWhatItDoesNotRun) {
   EXPECT_EQ(DepthwiseInt8Conv::create(multiplier, w.data()), nullptr);
   k.kh = k.kw = 9, k.pt = k.pl = k.pb = k.pr = 4;
   EXPECT_EQ(DepthwiseInt8Conv::create(shape_of(k), w.data()), nullptr);  // past 8 × 8
+  Int8ConvShape empty = shape_of(Case{16, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  empty.in_spatial[1] = 0, empty.out_spatial[1] = 0;  // an empty input: nothing to run
+  EXPECT_EQ(DepthwiseInt8Conv::create(empty, w.data()), nullptr);
   Int8ConvShape transposed = shape_of(Case{16, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
   transposed.transposed = true;
   EXPECT_EQ(DepthwiseInt8Conv::create(transposed, w.data()), nullptr);
