@@ -220,6 +220,26 @@ std::vector<WeightedCase> conv_cases() {
     k.extreme = v.c == 24;
     cases.push_back(k);
   }
+  // Transposed convolutions whose kernel is their stride (an FPN's or a segmentation head's
+  // 2 × 2 / 2 upsampling), which the CPU INT8 backend runs as a 1 × 1 product a kernel row
+  // (engine/plan/cpu_int8/non_overlapping_transpose.h): one output channel and many, a kernel
+  // unequal in its axes, a residual, float out, channels-last and not, sums past one band.
+  const struct {
+    int64_t n, c, m, h, w, kh, kw;
+    bool channels_last, residual, float_out;
+  } upsample[] = {{2, 16, 1, 9, 13, 2, 2, false, false, true},
+                  {1, 24, 32, 40, 70, 2, 2, true, true, false},
+                  {3, 7, 17, 5, 6, 3, 2, true, false, false},
+                  {1, 32, 16, 60, 90, 2, 2, false, false, false}};
+  for (const auto& v : upsample) {
+    WeightedCase k;
+    k.op = "QConvTranspose";
+    k.n = v.n, k.c = v.c, k.m = v.m, k.in = {v.h, v.w}, k.kernel = {v.kh, v.kw}, k.strides = {v.kh, v.kw}, k.dilations = {1, 1};
+    k.pads = {0, 0, 0, 0}, k.output_padding = {0, 0};
+    k.channels_last = v.channels_last, k.residual = v.residual, k.rounded = v.residual ? 2 : 0, k.float_out = v.float_out;
+    k.lo = v.m == 16 ? 0 : -128;  // Relu folded
+    cases.push_back(k);
+  }
   // Squeeze-excitation convs: 1 × 1 over [N, C, 1, 1] (C whole 16-byte chunks, read as the rows
   // themselves on the tensor cores), Swish int8 out, then Sigmoid float out.
   for (int i = 0; i < 2; ++i) {

@@ -5,6 +5,7 @@
 #include "engine/cpu/parallel.h"
 #include "engine/cpu/transpose.h"
 #include "engine/cpu/threads.h"
+#include "engine/plan/cpu_int8/band_size.h"
 #include "engine/plan/cpu_int8/scratch.h"
 
 namespace q8 {
@@ -19,8 +20,6 @@ const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShap
 
 namespace {
 
-// A band's int32 sums: about 128 KB, inside every x86 core's L2.
-constexpr int64_t kBandAccBytes = 128 * 1024;
 // Bands pay where the sums' round trip through memory outweighs the products: at most this many
 // products an output (C/g · k_h · k_w), and at least kBandPositions positions a band, so a band's
 // primitive still has the rows to amortize its weights over.
@@ -92,6 +91,22 @@ void run_sample(const Int8ConvLayout& layout, const int8_t* xs, const Epilogue& 
       for (int64_t r = b; r < e; ++r) {
         dw.run_row(x_in, r, acc);
         epilogue.store_positions(y_last + r * ow * m * bytes, acc, residual_last ? residual_last + r * ow * m : nullptr, ow, m);
+      }
+    });
+  } else if (layout.non_overlapping) {
+    // A band of input rows through one kernel row at a time: each row of its sums is a whole
+    // output row (non_overlapping_transpose.h), its epilogue at once.
+    const NonOverlappingTranspose& t = *layout.non_overlapping;
+    const int64_t ow = shape.out_spatial[1], sh = t.kernel_rows();
+    parallel_for(t.bands() * sh, 1, [&](int64_t b, int64_t e) {
+      int32_t* acc = CpuInt8Scratch::sized(cpu_int8_scratch().acc, t.most_rows() * ow * m);  // the running thread's
+      for (int64_t task = b; task < e; ++task) {
+        const int64_t band = task / sh, r = task % sh;
+        t.run(x_in, band, r, acc);
+        for (int64_t i = 0; i < t.rows(band); ++i) {
+          const int64_t p0 = ((t.first_row(band) + i) * sh + r) * ow;
+          epilogue.store_positions(y_last + p0 * m * bytes, acc + i * ow * m, residual_last ? residual_last + p0 * m : nullptr, ow, m);
+        }
       }
     });
   } else if (!bands.empty()) {

@@ -9,6 +9,7 @@
 
 #include "engine/cpu/depthwise_int8.h"
 #include "engine/cpu/int8_primitive.h"
+#include "engine/plan/cpu_int8/non_overlapping_transpose.h"
 #include "engine/plan/cpu_int8/primitive_cache.h"
 #include "engine/plan/reference/epilogue.h"
 
@@ -31,14 +32,16 @@ struct ConvBand {
 // transposed one), sums small enough to stay in cache whole, or a band oneDNN has no kernel for.
 std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w);
 
-// What a convolution node runs for one input shape: its shape, and q8's depthwise kernel, oneDNN's
-// bands or oneDNN's primitive (none of them: the reference's loops).
+// What a convolution node runs for one input shape: its shape, and q8's depthwise kernel, a
+// non-overlapping transposed convolution's row products, oneDNN's bands or oneDNN's primitive
+// (none of them: the reference's loops).
 struct Int8ConvLayout {
   Int8ConvShape shape;
   std::unique_ptr<const DepthwiseInt8Conv> depthwise;
+  std::unique_ptr<const NonOverlappingTranspose> non_overlapping;
   std::vector<ConvBand> bands;
   const Int8ConvPrimitive* conv = nullptr;
-  bool has_kernel() const { return depthwise || conv || !bands.empty(); }
+  bool has_kernel() const { return depthwise || non_overlapping || conv || !bands.empty(); }
 };
 
 // A node's layouts, one per input shape and thread count (as its primitives), made the first
@@ -49,8 +52,8 @@ using Int8ConvLayouts = PrimitiveCache<Dims, Int8ConvLayout>;
 
 // y = epilogue(conv(x)) for every sample of x ([N, C, S_in…]) into y ([N, M, S_out…]) by the
 // layout's kernel; epilogue bound to the node's inputs. With channels_last x, the residual and y
-// are [N, S…, C] instead. The depthwise kernel and the bands give their sums a row or a band at a
-// time, each followed at once by its epilogue.
+// are [N, S…, C] instead. The depthwise kernel, the non-overlapping transposed convolution and the
+// bands give their sums a row or a band at a time, each followed at once by its epilogue.
 void run_conv_samples(const Int8ConvLayout& layout, const Tensor& x, const Epilogue& epilogue, Tensor& y, bool channels_last = false);
 
 }  // namespace q8

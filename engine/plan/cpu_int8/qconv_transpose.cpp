@@ -1,4 +1,5 @@
-// QConvTranspose (domain q8) on the CPU INT8 backend: oneDNN's int8 deconvolution for the exact
+// QConvTranspose (domain q8) on the CPU INT8 backend: a 1 × 1 product a kernel row where the
+// kernel is the stride (non_overlapping_transpose.h), else oneDNN's int8 deconvolution, for the exact
 // sums (M exact per-channel multipliers stay the epilogue's), then the reference's epilogue
 // (conv_samples.h). Shapes oneDNN has no kernel for run the reference's loops. Every byte is the
 // reference's (docs/cpu.md, "INT8"). With channels_last (the layout pass's) x, the residual and y
@@ -29,7 +30,8 @@ class CpuInt8QConvTranspose final : public SizedOp {
           resolve_transpose_window(window_, output_padding_, output_shape_, spatial_of(x_dims), spatial_of(w.dims()), name_);
       auto l = std::make_unique<Int8ConvLayout>();
       l->shape = {true, x_dims[1], w.dim(1) * group_, group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
-      l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
+      l->non_overlapping = NonOverlappingTranspose::create(l->shape, w.data<int8_t>());
+      if (!l->non_overlapping) l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
       return l;
     });
     if (!layout.has_kernel()) return reference_->run_into(in, out);
