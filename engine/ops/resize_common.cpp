@@ -3,6 +3,7 @@
 #include "engine/ops/resize_common.h"
 
 #include "engine/cpu/parallel.h"
+#include "engine/cpu/resize_row.h"
 #include "engine/ops/broadcast.h"
 
 #include <cmath>
@@ -125,6 +126,10 @@ Tensor interpolate_last_two(const Tensor& x, const Dims& out_dims, const std::ve
   const float* px = x.data<float>();
   float* py = y.data<float>();
   const bool h_active = !th.identity, w_active = !tw.identity;
+  // Both axes resized: the rows in vectors (engine/cpu/resize_row.h, the same bits), which read
+  // the column taps as int32.
+  std::vector<int32_t> c0(h_active && w_active ? size_t(ow) : 0), c1(c0.size());
+  for (size_t i = 0; i < c0.size(); ++i) c0[i] = int32_t(tw.i0[i]), c1[i] = int32_t(tw.i1[i]);
   parallel_for(planes * oh, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(ow, 1)), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t plane = r / oh, oy = r % oh;
@@ -132,6 +137,7 @@ Tensor interpolate_last_two(const Tensor& x, const Dims& out_dims, const std::ve
       const float* row1 = px + plane * h * w + th.i1[size_t(oy)] * w;
       float* dst = py + r * ow;
       const float wh0 = th.w0[size_t(oy)], wh1 = th.w1[size_t(oy)];
+      if (!c0.empty() && linear_resize_row({row0, row1, wh0, wh1, c0.data(), c1.data(), tw.w0.data(), tw.w1.data(), dst}, ow) == ow) continue;
       for (int64_t ox = 0; ox < ow; ++ox) {
         const size_t i = size_t(ox);
         const int64_t c0 = tw.i0[i], c1 = tw.i1[i];
