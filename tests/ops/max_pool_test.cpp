@@ -7,20 +7,10 @@
 #include <random>
 
 #include "tests/ops/op_harness.h"
+#include "tests/ops/pool_windows.h"
 
 namespace q8 {
 namespace {
-
-struct Window2d {
-  int64_t n, c, h, w, kh, kw, sh, sw, top, left, bottom, right, dh, dw, ceil;
-};
-
-int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d, int64_t ceil) {
-  const int64_t span = in + p0 + p1 - d * (k - 1) - 1;
-  int64_t o = (ceil ? (span + s - 1) / s : span / s) + 1;
-  if (ceil && (o - 1) * s >= in + p0) --o;  // a window must start inside the input or its left padding
-  return o;
-}
 
 template <typename T>
 void check_pool(const Window2d& c, DType dtype) {
@@ -38,7 +28,7 @@ void check_pool(const Window2d& c, DType dtype) {
   node.attributes["dilations"] = Attribute::of_ints({c.dh, c.dw});
   node.attributes["ceil_mode"] = Attribute::of_int(c.ceil);
   const Tensor y = run_op(node, {&x}, 12)[0];
-  const int64_t oh = out_size(c.h, c.kh, c.sh, c.top, c.bottom, c.dh, c.ceil), ow = out_size(c.w, c.kw, c.sw, c.left, c.right, c.dw, c.ceil);
+  const int64_t oh = pool_out_size(c.h, c.kh, c.sh, c.top, c.bottom, c.dh, c.ceil), ow = pool_out_size(c.w, c.kw, c.sw, c.left, c.right, c.dw, c.ceil);
   ASSERT_EQ(y.dims(), (Dims{c.n, c.c, oh, ow}));
   ASSERT_EQ(y.dtype(), dtype);
   for (int64_t plane = 0; plane < c.n * c.c; ++plane)
@@ -54,19 +44,12 @@ void check_pool(const Window2d& c, DType dtype) {
       }
 }
 
-const Window2d kWindows[] = {
-    {1, 64, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0},  // ResNet's stem
-    {2, 5, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0},   {1, 4, 17, 31, 3, 2, 1, 3, 1, 0, 2, 1, 2, 1, 0},
-    {1, 2, 8, 8, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1},     {3, 3, 7, 9, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0},
-    {1, 1, 5, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 0},
-};
-
 TEST(MaxPoolInteger, Int8MatchesTheDefinition) {
-  for (const Window2d& c : kWindows) check_pool<int8_t>(c, DType::Int8);
+  for (const Window2d& c : kPoolWindows) check_pool<int8_t>(c, DType::Int8);
 }
 
 TEST(MaxPoolInteger, Uint8MatchesTheDefinition) {
-  for (const Window2d& c : kWindows) check_pool<uint8_t>(c, DType::Uint8);
+  for (const Window2d& c : kPoolWindows) check_pool<uint8_t>(c, DType::Uint8);
 }
 
 }  // namespace
