@@ -25,19 +25,29 @@ namespace {
 // primitive still has the rows to amortize its weights over.
 constexpr int64_t kBandProducts = 256;
 constexpr int64_t kBandPositions = 128;
+// A small convolution (at most kSpreadBandMacs products a sample) run with fewer samples than
+// threads, a sample on every thread, is cut into a band a thread of at least
+// kSpreadBandPositions positions, also where its sums fit kBandAccBytes: oneDNN's primitives made
+// for every thread ran MobileNetV2's 14 × 14 and 7 × 7 layers (10–20 M products) slower on two
+// threads than on one (AMX). Larger ones keep oneDNN's own split (ResNet-50's, 51–115 M, ran
+// about 3 % slower as a whole in bands; each band reads all of the weights).
+constexpr int64_t kSpreadBandMacs = int64_t(32) << 20;
+constexpr int64_t kSpreadBandPositions = 16;
 
 }  // namespace
 
-std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w) {
+std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w, int64_t samples) {
   if (shape.transposed || shape.in_spatial.size() != 2) return {};
   const int64_t oh = shape.out_spatial[0], ow = shape.out_spatial[1], h = shape.in_spatial[0];
   const int64_t row_bytes = ow * shape.channels_out * int64_t(sizeof(int32_t));
   const int64_t products = shape.channels_in / shape.group * numel(shape.kernel);
-  if (oh < 2 || oh * row_bytes <= kBandAccBytes || products > kBandProducts) return {};
-  // Rows a band: as many as fit kBandAccBytes, and few enough that every thread has a band.
   const int64_t threads = compute_threads();
+  const bool spread = threads > 1 && samples < threads && oh * ow * shape.channels_out * products <= kSpreadBandMacs;
+  const bool fits = oh * row_bytes <= kBandAccBytes;
+  if (oh < 2 || (fits && !spread) || (!fits && products > kBandProducts)) return {};
+  // Rows a band: as many as fit kBandAccBytes, and few enough that every thread has a band.
   const int64_t rows = std::max<int64_t>(1, std::min(kBandAccBytes / row_bytes, (oh + threads - 1) / threads));
-  if (rows * ow < kBandPositions) return {};
+  if (rows * ow < (spread ? kSpreadBandPositions : kBandPositions)) return {};
   const int64_t s = shape.strides[0], span = (shape.kernel[0] - 1) * shape.dilations[0] + 1, top = shape.pad_begin[0];
   std::vector<ConvBand> bands;
   for (int64_t o0 = 0; o0 < oh; o0 += rows) {

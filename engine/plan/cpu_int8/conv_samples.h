@@ -28,9 +28,11 @@ struct ConvBand {
   int64_t out_row = 0, out_rows = 0, in_row = 0;
   const Int8ConvPrimitive* conv = nullptr;
 };
-// The bands of `shape`, or none where one primitive serves better: not a 2-D convolution (or a
-// transposed one), sums small enough to stay in cache whole, or a band oneDNN has no kernel for.
-std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w);
+// The bands of `shape` for a run of `samples` samples, or none where one primitive serves better:
+// not a 2-D convolution (or a transposed one), sums small enough to stay in cache whole (unless
+// the samples are fewer than the threads: then a band a thread, each primitive on its thread), or
+// a band oneDNN has no kernel for.
+std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w, int64_t samples);
 
 // What a convolution node runs for one input shape: its shape, and q8's depthwise kernel, a
 // non-overlapping transposed convolution's row products, oneDNN's bands or oneDNN's primitive

@@ -27,7 +27,7 @@ class CpuInt8QConv final : public SizedOp {
       auto l = std::make_unique<Int8ConvLayout>();
       l->shape = {false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
       l->depthwise = DepthwiseInt8Conv::create(l->shape, w.data<int8_t>());
-      if (!l->depthwise) l->bands = conv_bands(cache_, l->shape, w.data<int8_t>());
+      if (!l->depthwise) l->bands = conv_bands(cache_, l->shape, w.data<int8_t>(), x_dims[0]);
       if (!l->depthwise && l->bands.empty()) l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
       return l;
     });
