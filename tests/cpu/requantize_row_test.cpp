@@ -49,7 +49,7 @@ struct VectorBody {
 std::vector<VectorBody> bodies() {
   __builtin_cpu_init();
   std::vector<VectorBody> out;
-  if (__builtin_cpu_supports("avx512f")) out.push_back({requantize_row_avx512, 16, true});
+  if (__builtin_cpu_supports("avx512bw")) out.push_back({requantize_row_avx512, 16, true});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back({requantize_row_avx2, 8, false});
   return out;
 }
@@ -60,7 +60,7 @@ TEST(RequantizeRow, FormulaForEveryModeMagnitudeAndBound) {
   const int64_t n = 4099;  // not a multiple of 8 or 16: AVX2 leaves the tail to the caller
   std::vector<int32_t> acc(n), b(n);
   std::vector<float> m(n);
-  std::vector<int8_t> r(n), y(n);
+  std::vector<int8_t> r(n), y(n + 1);
   for (int64_t i = 0; i < n; ++i) {
     const int shift = int(rng() % 31);
     acc[size_t(i)] = int32_t(rng() >> (shift + 2)) * (rng() % 2 ? 1 : -1);
@@ -70,14 +70,17 @@ TEST(RequantizeRow, FormulaForEveryModeMagnitudeAndBound) {
   }
   for (int64_t i = 0; i < 64; ++i) acc[size_t(i)] = int32_t(i) - 32, b[size_t(i)] = 0, m[size_t(i)] = 0.5f;  // ties
   int checked = 0;
+  // n and n − 16: AVX-512 packs 64 values at a time, then single vectors (none left of 4096, three of 4080).
   for (const VectorBody& v : bodies())
+    for (int64_t len : {n, n - 16})
     for (int mode : {-1, 0, 1, 2})
-      for (const auto& [lo, hi] : std::vector<std::pair<int32_t, int32_t>>{{-128, 127}, {0, 127}, {-20, 45}}) {
+      for (const auto& [lo, hi] : std::vector<std::pair<int32_t, int32_t>>{{-128, 127}, {0, 127}, {-20, 45}, {-128, 60}}) {
         RequantizeRow q{acc.data(), b.data(), m.data(), mode < 0 ? nullptr : r.data(), ResidualSum(std::max(mode, 0)), 0.37f, 1.9f, lo, hi,
                         y.data()};
         std::fill(y.begin(), y.end(), int8_t(77));
-        const int64_t done = v.body(q, n);
-        EXPECT_EQ(done, v.covers(n));
+        const int64_t done = v.body(q, len);
+        EXPECT_EQ(done, v.covers(len));
+        EXPECT_EQ(y[size_t(len)], int8_t(77)) << "wrote past the row";
         int differ = 0;
         for (int64_t i = 0; i < done; ++i, ++checked)
           if (y[size_t(i)] != formula(q, i) && ++differ <= 3)
