@@ -26,16 +26,7 @@ void check_average(const Window2d& c, bool include_pad) {
     if (i % 1499 == 700) v = std::numeric_limits<float>::quiet_NaN();
     ++i;
   }
-  Node node;
-  node.op_type = "AveragePool";
-  node.name = "pool";
-  node.inputs = {"x"};
-  node.outputs = {"y"};
-  node.attributes["kernel_shape"] = Attribute::of_ints({c.kh, c.kw});
-  node.attributes["strides"] = Attribute::of_ints({c.sh, c.sw});
-  node.attributes["pads"] = Attribute::of_ints({c.top, c.left, c.bottom, c.right});
-  node.attributes["dilations"] = Attribute::of_ints({c.dh, c.dw});
-  node.attributes["ceil_mode"] = Attribute::of_int(c.ceil);
+  Node node = pool_node("AveragePool", c);
   node.attributes["count_include_pad"] = Attribute::of_int(include_pad);
   const Tensor y = run_op(node, {&x}, 19)[0];
   const int64_t oh = pool_out_size(c.h, c.kh, c.sh, c.top, c.bottom, c.dh, c.ceil);

@@ -17,16 +17,7 @@ void check_pool(const Window2d& c, DType dtype) {
   std::mt19937 rng(9);
   Tensor x(dtype, {c.n, c.c, c.h, c.w});
   for (T& v : x.values<T>()) v = T(rng());
-  Node node;
-  node.op_type = "MaxPool";
-  node.name = "pool";
-  node.inputs = {"x"};
-  node.outputs = {"y"};
-  node.attributes["kernel_shape"] = Attribute::of_ints({c.kh, c.kw});
-  node.attributes["strides"] = Attribute::of_ints({c.sh, c.sw});
-  node.attributes["pads"] = Attribute::of_ints({c.top, c.left, c.bottom, c.right});
-  node.attributes["dilations"] = Attribute::of_ints({c.dh, c.dw});
-  node.attributes["ceil_mode"] = Attribute::of_int(c.ceil);
+  const Node node = pool_node("MaxPool", c);
   const Tensor y = run_op(node, {&x}, 12)[0];
   const int64_t oh = pool_out_size(c.h, c.kh, c.sh, c.top, c.bottom, c.dh, c.ceil), ow = pool_out_size(c.w, c.kw, c.sw, c.left, c.right, c.dw, c.ceil);
   ASSERT_EQ(y.dims(), (Dims{c.n, c.c, oh, ow}));

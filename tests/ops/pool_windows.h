@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+#include "engine/ir/node.h"
 
 namespace q8 {
 
@@ -14,6 +17,21 @@ inline int64_t pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64
   int64_t o = (ceil ? (span + s - 1) / s : span / s) + 1;
   if (ceil && (o - 1) * s >= in + p0) --o;  // a window must start inside the input or its left padding
   return o;
+}
+
+// A pooling node of op_type over window c, reading x and writing y.
+inline Node pool_node(const std::string& op_type, const Window2d& c) {
+  Node node;
+  node.op_type = op_type;
+  node.name = "pool";
+  node.inputs = {"x"};
+  node.outputs = {"y"};
+  node.attributes["kernel_shape"] = Attribute::of_ints({c.kh, c.kw});
+  node.attributes["strides"] = Attribute::of_ints({c.sh, c.sw});
+  node.attributes["pads"] = Attribute::of_ints({c.top, c.left, c.bottom, c.right});
+  node.attributes["dilations"] = Attribute::of_ints({c.dh, c.dw});
+  node.attributes["ceil_mode"] = Attribute::of_int(c.ceil);
+  return node;
 }
 
 // Strides, pads on every side, dilations, ceil mode, a window as wide as the plane, rows narrower
