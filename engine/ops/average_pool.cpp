@@ -44,44 +44,23 @@ class AveragePool final : public Op {
  private:
   // 2-D, walked directly: the taps inside the input, summed in the same (row-major) order as the
   // general loop. An output row's columns whose windows lie wholly inside the plane's width are
-  // summed tap by tap over the whole run (interior_sums): each element still adds its taps in
-  // that order from +0, so the same bits, in a loop the compiler vectorizes.
+  // summed tap by tap over the whole run (pool_2d's interior run): each element still adds its
+  // taps in that order from +0, so the same bits, in a loop the compiler vectorizes.
   Tensor pool_2d(const Tensor& x, const PoolShape& p) const {
     const std::vector<int64_t> padded = include_pad_ ? padded_window_counts(p.window, p.in_spatial) : std::vector<int64_t>{};
     const ResolvedWindow& w = p.window;
-    const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1];
-    const int64_t sx = w.strides[1], dx = w.dilations[1], left = w.pad_begin[1], kw = w.kernel[1];
-    // Columns [a, b): x_begin = ox·sx − left ≥ 0 and x_begin + (kw − 1)·dx < wd.
-    const int64_t a = std::min(ow, (left + sx - 1) / sx);
-    const int64_t last = wd - 1 - (kw - 1) * dx + left;
-    const int64_t b = last < 0 ? a : std::max(a, std::min(ow, last / sx + 1));
-    Tensor y = Tensor::uninitialized(x.dtype(), p.out_dims);
-    const float* px = x.data<float>();
-    float* py = y.data<float>();
-    parallel_for(x.dim(0) * x.dim(1), std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh * ow)), [&](int64_t p0, int64_t p1) {
-      for (int64_t plane = p0; plane < p1; ++plane) {
-        WindowTaps2d<> t{px + plane * h * wd, wd, 0, 0, w.dilations[0], dx, 0, 0, 0, 0};
-        float* dst = py + plane * oh * ow;
-        for (int64_t oy = 0; oy < oh; ++oy) {
-          t.y_begin = oy * w.strides[0] - w.pad_begin[0];
-          std::tie(t.ki0, t.ki1) = taps_inside(t.y_begin, w.dilations[0], w.kernel[0], h);
-          float* row = dst + oy * ow;
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            if (ox == a && b > a) ox = b;  // the interior, below
-            if (ox >= ow) break;
-            t.x_begin = ox * sx - left;
-            std::tie(t.kj0, t.kj1) = taps_inside(t.x_begin, dx, kw, wd);
-            float sum = 0;
-            for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
-              for (int64_t kj = t.kj0; kj < t.kj1; ++kj) sum += t.at(ki, kj);
-            const int64_t count = include_pad_ ? padded[size_t(oy * ow + ox)] : t.count();
-            row[ox] = count ? sum / float(count) : 0.0f;
-          }
-          if (b > a) interior_sums(t, row, a, b, sx, left, kw, include_pad_ ? padded.data() + oy * ow : nullptr);
-        }
-      }
-    });
-    return y;
+    const int64_t sx = w.strides[1], left = w.pad_begin[1], kw = w.kernel[1];
+    const auto average = [&](const WindowTaps2d<>& t, int64_t o) {
+      float sum = 0;
+      for (int64_t ki = t.ki0; ki < t.ki1; ++ki)
+        for (int64_t kj = t.kj0; kj < t.kj1; ++kj) sum += t.at(ki, kj);
+      const int64_t count = include_pad_ ? padded[size_t(o)] : t.count();
+      return count ? sum / float(count) : 0.0f;
+    };
+    const auto interior = [&](const WindowTaps2d<>& t, float* row, int64_t o, int64_t a, int64_t b) {
+      interior_sums(t, row, a, b, sx, left, kw, include_pad_ ? padded.data() + o : nullptr);
+    };
+    return q8::pool_2d(x, p, average, interior);
   }
 
   // row[a, b) of one output row whose windows' columns all lie inside the plane.

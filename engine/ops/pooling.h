@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -52,12 +53,28 @@ struct WindowTaps2d {
   int64_t count() const { return (ki1 - ki0) * (kj1 - kj0); }
 };
 
+// The output columns [a, b) of a 2-D window whose taps lie wholly inside the plane's width
+// (x_begin = ox·s − pad ≥ 0 and x_begin + (k − 1)·d < width).
+inline std::pair<int64_t, int64_t> interior_columns(const ResolvedWindow& w, int64_t width) {
+  const int64_t ow = w.output[1], s = w.strides[1], left = w.pad_begin[1];
+  const int64_t a = std::min(ow, (left + s - 1) / s), last = width - 1 - (w.kernel[1] - 1) * w.dilations[1] + left;
+  return {a, last < 0 ? a : std::max(a, std::min(ow, last / s + 1))};
+}
+
+// No interior run: every output by reduce.
+struct NoInteriorRun {};
+
 // A 2-D pool of T values (float32 by default), planes in parallel: output o of each plane is
-// reduce(taps, o).
-template <typename T = float, typename Reduce>
-Tensor pool_2d(const Tensor& x, const PoolShape& p, Reduce&& reduce) {
+// reduce(taps, o). With an interior run, each output row's interior columns [a, b)
+// (interior_columns) are instead interior(taps, row, o, a, b), taps holding the row's ki0, ki1 and
+// y_begin, row pointing at the row's first output and o its index; it must give what reduce gives
+// for each of them.
+template <typename T = float, typename Reduce, typename Interior = NoInteriorRun>
+Tensor pool_2d(const Tensor& x, const PoolShape& p, Reduce&& reduce, Interior&& interior = {}) {
+  constexpr bool kRun = !std::is_same_v<std::decay_t<Interior>, NoInteriorRun>;
   const ResolvedWindow& w = p.window;
   const int64_t h = p.in_spatial[0], wd = p.in_spatial[1], oh = w.output[0], ow = w.output[1];
+  const auto [a, b] = kRun ? interior_columns(w, wd) : std::pair<int64_t, int64_t>{ow, ow};
   Tensor y = Tensor::uninitialized(x.dtype(), p.out_dims);
   const T* px = x.data<T>();
   T* py = y.data<T>();
@@ -68,11 +85,17 @@ Tensor pool_2d(const Tensor& x, const PoolShape& p, Reduce&& reduce) {
       for (int64_t oy = 0; oy < oh; ++oy) {
         t.y_begin = oy * w.strides[0] - w.pad_begin[0];
         std::tie(t.ki0, t.ki1) = taps_inside(t.y_begin, w.dilations[0], w.kernel[0], h);
-        for (int64_t ox = 0; ox < ow; ++ox) {
-          t.x_begin = ox * w.strides[1] - w.pad_begin[1];
-          std::tie(t.kj0, t.kj1) = taps_inside(t.x_begin, w.dilations[1], w.kernel[1], wd);
-          dst[oy * ow + ox] = reduce(t, oy * ow + ox);
-        }
+        const auto columns = [&](int64_t from, int64_t to) {
+          for (int64_t ox = from; ox < to; ++ox) {
+            t.x_begin = ox * w.strides[1] - w.pad_begin[1];
+            std::tie(t.kj0, t.kj1) = taps_inside(t.x_begin, w.dilations[1], w.kernel[1], wd);
+            dst[oy * ow + ox] = reduce(t, oy * ow + ox);
+          }
+        };
+        columns(0, a);
+        if constexpr (kRun)
+          if (b > a) interior(t, dst + oy * ow, oy * ow, a, b);
+        columns(std::max(a, b), ow);
       }
     }
   });
