@@ -3,6 +3,7 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <unordered_map>
 
@@ -130,6 +131,17 @@ memory pack_weights(const memory::desc& user, const memory::desc& packed, const 
   return out;
 }
 
+// A requantizing primitive's attributes: M as per-channel output scales (channels on axis 1 of the
+// destination), and a clip where [lo, hi] is narrower than the s8 destination's own saturation.
+void set_requantization(dnnl::primitive_attr& attr, const Int8Requantization& r) {
+  attr.set_output_scales(1 << 1, r.scale);
+  if (r.lo > -128 || r.hi < 127) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, float(r.lo), float(r.hi));
+    attr.set_post_ops(ops);
+  }
+}
+
 }  // namespace
 
 bool onednn_int8_vnni() {
@@ -155,10 +167,24 @@ std::string onednn_isa_name() {
   }
 }
 
+bool requantization_is_exact(const int8_t* w, int64_t channels, int64_t channel_stride, int64_t k_count, int64_t k_stride,
+                             const int32_t* bias) {
+  if (!onednn_int8_vnni()) return false;  // a signed source is summed in two halves there
+  constexpr int64_t kExact = int64_t(1) << 24;  // float holds every integer up to 2^24
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < k_count; ++k) sum += std::abs(int64_t(w[c * channel_stride + k * k_stride]));
+    if (128 * sum + std::abs(int64_t(bias[c])) > kExact) return false;
+  }
+  return true;
+}
+
 struct Int8ConvPrimitive::Impl {
   dnnl::primitive conv;
   memory::desc src, dst, user_weights, weights, scratchpad;
-  memory packed;
+  memory packed, bias;  // bias: the requantization's, where the primitive has one
+  std::vector<int32_t> bias_values;
+  bool requantizes = false;
   std::string implementation;
   int64_t src_values = 0, acc_values = 0;
 };
@@ -166,7 +192,7 @@ struct Int8ConvPrimitive::Impl {
 Int8ConvPrimitive::Int8ConvPrimitive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Int8ConvPrimitive::~Int8ConvPrimitive() = default;
 
-std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape& s) {
+std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape& s, const Int8Requantization* requantization) {
   const size_t rank = s.in_spatial.size();
   if (rank < 1 || rank > 3 || s.channels_in <= 0 || s.channels_out <= 0 || s.group < 1) return nullptr;
   if (numel(s.in_spatial) <= 0 || numel(s.out_spatial) <= 0) return nullptr;
@@ -174,7 +200,7 @@ std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape
     auto impl = std::make_unique<Impl>();
     const dnnl::engine& eng = cpu_engine();
     impl->src = channels_last_desc(s.channels_in, s.in_spatial, source_type());
-    impl->dst = channels_last_desc(s.channels_out, s.out_spatial, DataType::s32);
+    impl->dst = channels_last_desc(s.channels_out, s.out_spatial, requantization ? DataType::s8 : DataType::s32);
     impl->src_values = s.channels_in * numel(s.in_spatial);
     impl->acc_values = s.channels_out * numel(s.out_spatial);
     const int64_t g = s.group;
@@ -194,9 +220,17 @@ std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape
     for (int64_t d : s.dilations) dil.push_back(d - 1);  // oneDNN counts the gaps
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    memory::desc bias;  // none without a requantization
+    if (requantization) {
+      set_requantization(attr, *requantization);
+      bias = memory::desc({s.channels_out}, DataType::s32, Tag::x);
+      impl->bias_values = requantization->bias;
+      impl->bias = memory(bias, eng, impl->bias_values.data());
+      impl->requantizes = true;
+    }
     if (s.transposed) {
       const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, impl->src,
-                                                   any_weights, impl->dst, strides, dil, pl, pr);
+                                                   any_weights, bias, impl->dst, strides, dil, pl, pr);
       const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, eng);
       impl->weights = pd.weights_desc();
       impl->scratchpad = pd.scratchpad_desc();
@@ -204,7 +238,7 @@ std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape
       impl->conv = dnnl::deconvolution_forward(pd);
     } else {
       const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, impl->src,
-                                                 any_weights, impl->dst, strides, dil, pl, pr);
+                                                 any_weights, bias, impl->dst, strides, dil, pl, pr);
       const dnnl::convolution_forward::primitive_desc pd(desc, attr, eng);
       impl->weights = pd.weights_desc();
       impl->scratchpad = pd.scratchpad_desc();
@@ -229,12 +263,22 @@ void Int8ConvPrimitive::run(const int8_t* x, int32_t* acc) const {
   else sum_by_sign(x, impl_->src_values, acc, impl_->acc_values, sum);
 }
 
+void Int8ConvPrimitive::run_requantized(const int8_t* x, int8_t* y) const {
+  execute(impl_->conv, impl_->scratchpad,
+          {{DNNL_ARG_SRC, memory(impl_->src, cpu_engine(), const_cast<int8_t*>(x))}, {DNNL_ARG_WEIGHTS, impl_->packed},
+           {DNNL_ARG_BIAS, impl_->bias}, {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), y)}});
+}
+
+bool Int8ConvPrimitive::requantizes() const { return impl_->requantizes; }
+
 std::string Int8ConvPrimitive::implementation() const { return impl_->implementation; }
 
 struct Int8MatmulPrimitive::Impl {
   dnnl::matmul matmul;
   memory::desc src, dst, user_weights, weights, scratchpad;
-  memory packed;
+  memory packed, bias;  // bias: the requantization's, where the primitive has one
+  std::vector<int32_t> bias_values;
+  bool requantizes = false;
   std::string implementation;
   int64_t src_values = 0, acc_values = 0;
 };
@@ -242,24 +286,33 @@ struct Int8MatmulPrimitive::Impl {
 Int8MatmulPrimitive::Int8MatmulPrimitive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Int8MatmulPrimitive::~Int8MatmulPrimitive() = default;
 
-std::unique_ptr<Int8MatmulPrimitive> Int8MatmulPrimitive::create(int64_t rows, int64_t k, int64_t n, bool trans_b) {
+std::unique_ptr<Int8MatmulPrimitive> Int8MatmulPrimitive::create(int64_t rows, int64_t k, int64_t n, bool trans_b,
+                                                                const Int8Requantization* requantization) {
   if (rows <= 0 || k <= 0 || n <= 0) return nullptr;
   try {
     auto impl = std::make_unique<Impl>();
     const dnnl::engine& eng = cpu_engine();
     impl->src = memory::desc({rows, k}, source_type(), Tag::ab);
-    impl->dst = memory::desc({rows, n}, DataType::s32, Tag::ab);
+    impl->dst = memory::desc({rows, n}, requantization ? DataType::s8 : DataType::s32, Tag::ab);
     impl->src_values = rows * k;
     impl->acc_values = rows * n;
     impl->user_weights = memory::desc({k, n}, DataType::s8, trans_b ? Tag::ba : Tag::ab);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    memory::desc bias;  // none without a requantization
+    if (requantization) {
+      set_requantization(attr, *requantization);
+      bias = memory::desc({1, n}, DataType::s32, Tag::ab);
+      impl->bias_values = requantization->bias;
+      impl->bias = memory(bias, eng, impl->bias_values.data());
+      impl->requantizes = true;
+    }
     std::unique_ptr<dnnl::matmul::primitive_desc> pd;
     try {
       pd = std::make_unique<dnnl::matmul::primitive_desc>(
-          dnnl::matmul::desc(impl->src, memory::desc({k, n}, DataType::s8, Tag::any), impl->dst), attr, eng);
+          dnnl::matmul::desc(impl->src, memory::desc({k, n}, DataType::s8, Tag::any), bias, impl->dst), attr, eng);
     } catch (const dnnl::error&) {  // no packed layout for this shape: the user's
-      pd = std::make_unique<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(impl->src, impl->user_weights, impl->dst), attr, eng);
+      pd = std::make_unique<dnnl::matmul::primitive_desc>(dnnl::matmul::desc(impl->src, impl->user_weights, bias, impl->dst), attr, eng);
     }
     impl->weights = pd->weights_desc();
     impl->scratchpad = pd->scratchpad_desc();
@@ -282,6 +335,14 @@ void Int8MatmulPrimitive::run(const int8_t* x, int32_t* acc) const {
   if (impl_->src.data_type() == DataType::s8) sum(x, acc);
   else sum_by_sign(x, impl_->src_values, acc, impl_->acc_values, sum);
 }
+
+void Int8MatmulPrimitive::run_requantized(const int8_t* x, int8_t* y) const {
+  execute(impl_->matmul, impl_->scratchpad,
+          {{DNNL_ARG_SRC, memory(impl_->src, cpu_engine(), const_cast<int8_t*>(x))}, {DNNL_ARG_WEIGHTS, impl_->packed},
+           {DNNL_ARG_BIAS, impl_->bias}, {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), y)}});
+}
+
+bool Int8MatmulPrimitive::requantizes() const { return impl_->requantizes; }
 
 std::string Int8MatmulPrimitive::implementation() const { return impl_->implementation; }
 

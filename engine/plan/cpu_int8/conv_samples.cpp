@@ -10,9 +10,10 @@
 
 namespace q8 {
 
-const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w) {
+const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w,
+                                        const Int8Requantization* requantization) {
   return cache.get(shape, [&] {
-    std::unique_ptr<Int8ConvPrimitive> conv = Int8ConvPrimitive::create(shape);
+    std::unique_ptr<Int8ConvPrimitive> conv = Int8ConvPrimitive::create(shape, requantization);
     if (conv) conv->set_weights(w);
     return conv;
   });
@@ -36,7 +37,8 @@ constexpr int64_t kSpreadBandPositions = 16;
 
 }  // namespace
 
-std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w, int64_t samples) {
+std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w, int64_t samples,
+                                 const Int8Requantization* requantization) {
   if (shape.transposed || shape.in_spatial.size() != 2) return {};
   const int64_t oh = shape.out_spatial[0], ow = shape.out_spatial[1], h = shape.in_spatial[0];
   const int64_t row_bytes = ow * shape.channels_out * int64_t(sizeof(int32_t));
@@ -44,7 +46,7 @@ std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shap
   const int64_t threads = compute_threads();
   const bool spread = threads > 1 && samples < threads && oh * ow * shape.channels_out * products <= kSpreadBandMacs;
   const bool fits = oh * row_bytes <= kBandAccBytes;
-  if (oh < 2 || (fits && !spread) || (!fits && products > kBandProducts)) return {};
+  if (oh < 2 || (fits && !spread) || (!fits && products > kBandProducts) || (requantization && !spread)) return {};
   // Rows a band: as many as fit kBandAccBytes, and few enough that every thread has a band.
   const int64_t rows = std::max<int64_t>(1, std::min(kBandAccBytes / row_bytes, (oh + threads - 1) / threads));
   if (rows * ow < (spread ? kSpreadBandPositions : kBandPositions)) return {};
@@ -59,7 +61,7 @@ std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shap
     Int8ConvShape band = shape;
     band.in_spatial[0] = in1 - in0, band.out_spatial[0] = o1 - o0;
     band.pad_begin[0] = in0 - a, band.pad_end[0] = b - in1;
-    const Int8ConvPrimitive* conv = conv_primitive(cache, band, w);
+    const Int8ConvPrimitive* conv = conv_primitive(cache, band, w, requantization);
     if (!conv) return {};
     bands.push_back({o0, o1 - o0, in0, conv});
   }
@@ -119,6 +121,26 @@ void run_sample(const Int8ConvLayout& layout, const int8_t* xs, const Epilogue& 
         }
       }
     });
+  } else if (layout.requantized) {
+    // oneDNN writes the int8 output itself, band by band (each on one thread) or whole.
+    // A rounded residual sum follows on the same thread, from cache.
+    int8_t* y8 = reinterpret_cast<int8_t*>(y_last);
+    const RoundedResidual* residual_sum = layout.rounded_residual.get();
+    if (bands.empty()) {
+      layout.conv->run_requantized(x_in, y8);
+      if (residual_sum)
+        parallel_for(positions * m, kValuesPerTask, [&](int64_t b, int64_t e) { residual_sum->apply(y8 + b, residual_last + b, e - b); });
+    } else {
+      const int64_t in_row = shape.in_spatial[1] * c, out_row = shape.out_spatial[1];
+      parallel_for(int64_t(bands.size()), 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const ConvBand& band = bands[size_t(i)];
+          const int64_t at = band.out_row * out_row * m;
+          band.conv->run_requantized(x_in + band.in_row * in_row, y8 + at);
+          if (residual_sum) residual_sum->apply(y8 + at, residual_last + at, band.out_rows * out_row * m);
+        }
+      });
+    }
   } else if (!bands.empty()) {
     // Band by band, each on one thread: its sums, then at once its epilogue (the same integers
     // and the same per-position epilogue as the whole sample's, so the same bytes).

@@ -11,6 +11,7 @@
 #include "engine/cpu/int8_primitive.h"
 #include "engine/plan/cpu_int8/non_overlapping_transpose.h"
 #include "engine/plan/cpu_int8/primitive_cache.h"
+#include "engine/plan/cpu_int8/rounded_residual.h"
 #include "engine/plan/reference/epilogue.h"
 
 namespace q8 {
@@ -18,7 +19,10 @@ namespace q8 {
 // The primitives of one convolution node, weights (constant: int8_node_refusal requires it)
 // packed when each is made.
 using Int8ConvCache = PrimitiveCache<Int8ConvShape, Int8ConvPrimitive>;
-const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w);
+// With `requantization` (the same for every primitive of the node) the primitive writes the int8
+// output itself.
+const Int8ConvPrimitive* conv_primitive(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w,
+                                        const Int8Requantization* requantization = nullptr);
 
 // A band of a 2-D convolution's output rows with its own primitive: the input rows it reads
 // (from in_row, channels-last rows being contiguous) and the padding that falls in it. A sample
@@ -29,10 +33,12 @@ struct ConvBand {
   const Int8ConvPrimitive* conv = nullptr;
 };
 // The bands of `shape` for a run of `samples` samples, or none where one primitive serves better:
-// not a 2-D convolution (or a transposed one), sums small enough to stay in cache whole (unless
-// the samples are fewer than the threads: then a band a thread, each primitive on its thread), or
-// a band oneDNN has no kernel for.
-std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w, int64_t samples);
+// not a 2-D convolution (or a transposed one), sums small enough to stay in cache whole, or
+// written by oneDNN as int8 (`requantization`: no sums to keep) — unless the samples are fewer than
+// the threads: then a band a thread, each primitive on its thread —, or a band oneDNN has no
+// kernel for.
+std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shape, const int8_t* w, int64_t samples,
+                                 const Int8Requantization* requantization = nullptr);
 
 // What a convolution node runs for one input shape: its shape, and q8's depthwise kernel, a
 // non-overlapping transposed convolution's row products, oneDNN's bands or oneDNN's primitive
@@ -43,6 +49,8 @@ struct Int8ConvLayout {
   std::unique_ptr<const NonOverlappingTranspose> non_overlapping;
   std::vector<ConvBand> bands;
   const Int8ConvPrimitive* conv = nullptr;
+  bool requantized = false;  // the bands' or conv's primitives write the int8 output (no epilogue)
+  std::unique_ptr<const RoundedResidual> rounded_residual;  // then added to it, where the epilogue has one
   bool has_kernel() const { return depthwise || non_overlapping || conv || !bands.empty(); }
 };
 

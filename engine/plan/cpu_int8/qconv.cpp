@@ -1,8 +1,10 @@
 // QConv (domain q8) on the CPU INT8 backend: q8's depthwise kernel or oneDNN's int8 convolution
-// for the exact sums, then the reference's epilogue (conv_samples.h). Shapes oneDNN has no kernel for run the reference's
+// for the exact sums, then the reference's epilogue (conv_samples.h); or oneDNN's convolution with
+// its own requantization, where that is the reference's (onednn_requantization.h). Shapes oneDNN has no kernel for run the reference's
 // loops. Every byte is the reference's (docs/cpu.md, "INT8"). With channels_last (the layout
 // pass's) x, the residual and y stay [N, H, W, C], the primitive's own layout: no copies.
 #include "engine/plan/cpu_int8/conv_samples.h"
+#include "engine/plan/cpu_int8/onednn_requantization.h"
 #include "engine/plan/reference/window_shape.h"
 
 namespace q8 {
@@ -27,8 +29,16 @@ class CpuInt8QConv final : public SizedOp {
       auto l = std::make_unique<Int8ConvLayout>();
       l->shape = {false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
       l->depthwise = DepthwiseInt8Conv::create(l->shape, w.data<int8_t>());
-      if (!l->depthwise) l->bands = conv_bands(cache_, l->shape, w.data<int8_t>(), x_dims[0]);
-      if (!l->depthwise && l->bands.empty()) l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>());
+      if (l->depthwise) return l;
+      // oneDNN's requantization where it is exact (W [M, C/g, k…]: a channel's weights in a row).
+      Epilogue bound = epilogue_;
+      bound.bind(in);
+      const int64_t m = w.dim(0), per_channel = m ? w.numel() / m : 0;
+      const std::optional<Int8Requantization> rq = onednn_requantization(bound, w.data<int8_t>(), m, per_channel, per_channel, 1);
+      l->bands = conv_bands(cache_, l->shape, w.data<int8_t>(), x_dims[0], rq ? &*rq : nullptr);
+      if (l->bands.empty()) l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>(), rq ? &*rq : nullptr);
+      l->requantized = rq && (l->conv || !l->bands.empty());
+      if (l->requantized && bound.rounded_residual()) l->rounded_residual = std::make_unique<RoundedResidual>(bound);
       return l;
     });
     if (!layout.has_kernel()) return reference_->run_into(in, out);

@@ -39,6 +39,21 @@ class Epilogue {
   void store_positions(void* y, const int32_t* acc, const int8_t* residual, int64_t positions, int64_t channels) const;
   bool int8_out() const { return !float_out_ || y_scale_ > 0.0f; }
   bool has_residual() const { return residual_ != nullptr; }
+  // Once bound: whether the epilogue is y = clamp(rne((float)(acc + b_q) · M), lo, hi) alone (int8
+  // out, no residual, no activation), which oneDNN can compute itself (docs/cpu.md, "oneDNN's own
+  // requantization, where it is the reference's"); then its b_q, M and bounds.
+  bool plain_requantization() const { return mode_ < 0 && !float_out_ && y_scale_ == 0.0f && !residual_ && bias_q_ && scale_; }
+  // Once bound: whether the epilogue is a rounded residual sum (docs/quantization.md, "Residual
+  // Add"): the op's own y = clamp(rne((float)(acc + b_q) · M), −128, 127), then z from y and the
+  // residual r, clamp(rne(fma(y, A, r · R)), lo, hi) or with the residual first
+  // clamp(rne(fma(r, R, y · A)), lo, hi); A = sum_scale(), R = residual_scale().
+  bool rounded_residual() const { return mode_ < 0 && !float_out_ && y_scale_ == 0.0f && residual_ && sum_scale_ > 0.0f && bias_q_ && scale_; }
+  bool residual_first() const { return residual_mode_ == Q8_INT8_OUT_ROUNDED_RESIDUAL_FIRST; }
+  float sum_scale() const { return sum_scale_; }
+  float residual_scale() const { return residual_scale_; }
+  const int32_t* bias_q() const { return bias_q_; }
+  const float* scale() const { return scale_; }
+  ClampBounds bounds() const { return bounds_; }
   // The residual input bound (nullptr without one).
   const int8_t* residual() const { return residual_; }
 
