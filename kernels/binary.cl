@@ -6,7 +6,25 @@
 // (engine/opencl/ops/broadcast_layout.h): an axis of size 1 costs no division, and the walk stops
 // where the rest of the index is 0. The op codes are abi.h's.
 
+//
+// An operand's stride along an axis is at most the output's, so its offset for element i is at
+// most i: below 2^31 the walk runs in 32-bit arithmetic (a 64-bit division is many times a 32-bit
+// one on GPUs), and an index still inside the innermost axis it reaches needs no division at all
+// (operands of the output's shape merge into one axis: no division anywhere).
 inline void broadcast_offsets(long i, __global const long* layout, long* ia, long* ib) {
+  if (i <= 0x7fffffff) {
+    uint rest = (uint)i, oa = 0, ob = 0;
+    for (int d = Q8_BROADCAST_AXES - 1; d >= 0 && rest > 0; --d) {
+      const uint n = (uint)layout[d];
+      if (n == 1) continue;
+      const uint at = rest < n ? rest : rest % n;
+      rest = rest < n ? 0 : rest / n;
+      oa += at * (uint)layout[Q8_BROADCAST_AXES + d];
+      ob += at * (uint)layout[2 * Q8_BROADCAST_AXES + d];
+    }
+    *ia = oa, *ib = ob;
+    return;
+  }
   long rest = i;
   *ia = 0, *ib = 0;
   for (int d = Q8_BROADCAST_AXES - 1; d >= 0 && rest > 0; --d) {

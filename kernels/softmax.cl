@@ -7,6 +7,10 @@
 #ifdef Q8_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
+// A row of at most Q8_PLANE_SUM_LANES · Q8_SOFTMAX_HELD values is read once and written once, each
+// lane holding its values in registers between the passes (the same values in the same order: the
+// same bits); a longer one is read three times and written twice.
+#define Q8_SOFTMAX_HELD 8
 __kernel __attribute__((reqd_work_group_size(Q8_PLANE_SUM_LANES, 1, 1))) void softmax(__global const float* x, __global float* y, long rows,
                                                                                        long len, long inner) {
   __local double s[Q8_PLANE_SUM_LANES];
@@ -16,8 +20,19 @@ __kernel __attribute__((reqd_work_group_size(Q8_PLANE_SUM_LANES, 1, 1))) void so
   const long start = (r / inner) * len * inner + r % inner;
   __global const float* src = x + start;
   __global float* dst = y + start;
+  const bool held = len <= Q8_PLANE_SUM_LANES * Q8_SOFTMAX_HELD;
+  float v[Q8_SOFTMAX_HELD];
   float max = -INFINITY;
-  for (long j = k; j < len; j += Q8_PLANE_SUM_LANES) max = max < src[j * inner] ? src[j * inner] : max;  // std::max, NaN included
+  if (held) {
+#pragma unroll
+    for (int c = 0; c < Q8_SOFTMAX_HELD; ++c) {
+      const long j = k + c * Q8_PLANE_SUM_LANES;
+      v[c] = j < len ? src[j * inner] : 0.0f;
+      if (j < len) max = max < v[c] ? v[c] : max;  // std::max, NaN included
+    }
+  } else {
+    for (long j = k; j < len; j += Q8_PLANE_SUM_LANES) max = max < src[j * inner] ? src[j * inner] : max;
+  }
   top[k] = max;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int w = Q8_PLANE_SUM_LANES / 2; w > 0; w /= 2) {
@@ -26,12 +41,29 @@ __kernel __attribute__((reqd_work_group_size(Q8_PLANE_SUM_LANES, 1, 1))) void so
   }
   max = top[0];
   double a = 0;
-  for (long j = k; j < len; j += Q8_PLANE_SUM_LANES) {
-    const float e = q8_exp(src[j * inner] - max);
-    dst[j * inner] = e;
-    a += e;
+  if (held) {
+#pragma unroll
+    for (int c = 0; c < Q8_SOFTMAX_HELD; ++c)
+      if (k + c * Q8_PLANE_SUM_LANES < len) {
+        v[c] = q8_exp(v[c] - max);
+        a += v[c];
+      }
+  } else {
+    for (long j = k; j < len; j += Q8_PLANE_SUM_LANES) {
+      const float e = q8_exp(src[j * inner] - max);
+      dst[j * inner] = e;
+      a += e;
+    }
   }
   const float scale = (float)(1.0 / q8_lanes_halved(s, k, a));
-  for (long j = k; j < len; j += Q8_PLANE_SUM_LANES) dst[j * inner] *= scale;
+  if (held) {
+#pragma unroll
+    for (int c = 0; c < Q8_SOFTMAX_HELD; ++c) {
+      const long j = k + c * Q8_PLANE_SUM_LANES;
+      if (j < len) dst[j * inner] = v[c] * scale;
+    }
+  } else {
+    for (long j = k; j < len; j += Q8_PLANE_SUM_LANES) dst[j * inner] *= scale;
+  }
 }
 #endif

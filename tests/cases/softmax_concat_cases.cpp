@@ -10,7 +10,10 @@ std::vector<OpCase> softmax_cases() {
   // that a sum in another order than plane_sum.h's rounds differently; along axis 1, 3 apart.
   std::mt19937 rng(8);
   Tensor wide = random_float({2, 200, 3}, rng, -20.0f, 0.0f);
+  // Rows past the values OpenCL's lanes hold in registers (64 · 8): read again from memory there.
+  Tensor long_rows = random_float({3, 700}, rng, -20.0f, 0.0f);
   return {make_case("Softmax rows of 200", make_node("Softmax", {"x"}, {{"axis", Attribute::of_int(1)}}), {wide}, {false}),
+          make_case("Softmax rows of 700", make_node("Softmax", {"x"}), {long_rows}, {false}),
           make_case("Softmax last axis", make_node("Softmax", {"x"}), {f.x2}, {false}),
           make_case("Softmax axis 1", make_node("Softmax", {"x"}, {{"axis", Attribute::of_int(1)}}), {f.x}, {false}),
           make_case("Softmax axis 1 coerced to 2-D (opset 11)", make_node("Softmax", {"x"}, {{"axis", Attribute::of_int(1)}}), {f.tails},

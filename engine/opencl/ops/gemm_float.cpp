@@ -72,8 +72,10 @@ class ClSgemm final : public PreparedNode {
 
   void run(const Inputs& in, std::vector<Tensor>& out, std::span<std::byte>) override {
     out[0] = device_->allocate(out_.dtype, out_.dims);
+    // Without C, SGEMM's beta is 0 and it writes every element of Y without reading it (CLBlast
+    // multiplies by alpha alone then), so Y needs zeros only where there are no products.
     if (!c_full_.empty()) device_->copy(c_full_, out[0]);
-    else device_->zero(out[0]);
+    else if (k_ == 0) device_->zero(out[0]);
     if (m_ == 0 || n_ == 0) return;
     const Tensor& b = b_.empty() ? *in[1] : b_;
     cl_command_queue queue = device_->queue();
