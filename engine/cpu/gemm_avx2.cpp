@@ -17,6 +17,7 @@ void tile_half(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, i
       acc[r][v] = accumulate ? _mm256_loadu_ps(tile + r * kGemmCols + 8 * v) : _mm256_setzero_ps();
   for (int64_t kk = 0; kk < k; ++kk) {
     const float* b = panel + kk * kGemmCols;
+    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * kGemmCols), _MM_HINT_T0);  // the panel's line 8 steps ahead
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
     for (int r = 0; r < Rows; ++r) {
       const __m256 x = _mm256_set1_ps(a[r * a_rs + kk * a_cs]);

@@ -15,6 +15,10 @@ void tile_rows(const float* a, int64_t a_rs, int64_t a_cs, const float* panel, i
     for (int v = 0; v < 2; ++v)
       acc[r][v] = accumulate ? _mm512_loadu_ps(tile + r * kGemmCols + 16 * v) : _mm512_setzero_ps();
   for (int64_t kk = 0; kk < k; ++kk) {
+    // The panel's two lines 8 steps ahead: each row tile walks the panel's stretch again, and
+    // without the hint its loads waited on L2 (BERT-base FP32 on two threads 104 → 95 ms).
+    _mm_prefetch(reinterpret_cast<const char*>(panel + (kk + 8) * kGemmCols), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(panel + (kk + 8) * kGemmCols + 16), _MM_HINT_T0);
     const __m512 b0 = _mm512_loadu_ps(panel + kk * kGemmCols), b1 = _mm512_loadu_ps(panel + kk * kGemmCols + 16);
     for (int r = 0; r < Rows; ++r) {
       const __m512 x = _mm512_set1_ps(a[r * a_rs + kk * a_cs]);
