@@ -5,7 +5,6 @@
 // and b's strides (0 along broadcast axes), axes merged where both operands allow it
 // (engine/opencl/ops/broadcast_layout.h): an axis of size 1 costs no division, and the walk stops
 // where the rest of the index is 0. The op codes are abi.h's.
-
 //
 // An operand's stride along an axis is at most the output's, so its offset for element i is at
 // most i: below 2^31 the walk runs in 32-bit arithmetic (a 64-bit division is many times a 32-bit

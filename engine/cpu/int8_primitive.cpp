@@ -131,16 +131,29 @@ memory pack_weights(const memory::desc& user, const memory::desc& packed, const 
   return out;
 }
 
-// A requantizing primitive's attributes: M as per-channel output scales (channels on axis 1 of the
-// destination), and a clip where [lo, hi] is narrower than the s8 destination's own saturation.
-void set_requantization(dnnl::primitive_attr& attr, const Int8Requantization& r) {
-  attr.set_output_scales(1 << 1, r.scale);
-  if (r.lo > -128 || r.hi < 127) {
-    dnnl::post_ops ops;
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, float(r.lo), float(r.hi));
-    attr.set_post_ops(ops);
+// A requantizing primitive's s32 bias, kept with it (oneDNN reads it at every run); empty for a
+// primitive that gives int32 sums.
+struct RequantizationBias {
+  std::vector<int32_t> values;
+  memory bias;
+
+  // With r: the attributes (M as per-channel output scales, channels on axis 1 of the destination,
+  // and a clip where [lo, hi] is narrower than the s8 destination's own saturation) and the bias
+  // as `desc` says; gives the bias's descriptor, or an empty one without r.
+  memory::desc attach(dnnl::primitive_attr& attr, const Int8Requantization* r, const memory::desc& desc) {
+    if (!r) return {};
+    attr.set_output_scales(1 << 1, r->scale);
+    if (r->lo > -128 || r->hi < 127) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, float(r->lo), float(r->hi));
+      attr.set_post_ops(ops);
+    }
+    values = r->bias;
+    bias = memory(desc, cpu_engine(), values.data());
+    return desc;
   }
-}
+  bool present() const { return !values.empty(); }
+};
 
 }  // namespace
 
@@ -182,9 +195,8 @@ bool requantization_is_exact(const int8_t* w, int64_t channels, int64_t channel_
 struct Int8ConvPrimitive::Impl {
   dnnl::primitive conv;
   memory::desc src, dst, user_weights, weights, scratchpad;
-  memory packed, bias;  // bias: the requantization's, where the primitive has one
-  std::vector<int32_t> bias_values;
-  bool requantizes = false;
+  memory packed;
+  RequantizationBias requantization;
   std::string implementation;
   int64_t src_values = 0, acc_values = 0;
 };
@@ -220,14 +232,7 @@ std::unique_ptr<Int8ConvPrimitive> Int8ConvPrimitive::create(const Int8ConvShape
     for (int64_t d : s.dilations) dil.push_back(d - 1);  // oneDNN counts the gaps
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    memory::desc bias;  // none without a requantization
-    if (requantization) {
-      set_requantization(attr, *requantization);
-      bias = memory::desc({s.channels_out}, DataType::s32, Tag::x);
-      impl->bias_values = requantization->bias;
-      impl->bias = memory(bias, eng, impl->bias_values.data());
-      impl->requantizes = true;
-    }
+    const memory::desc bias = impl->requantization.attach(attr, requantization, memory::desc({s.channels_out}, DataType::s32, Tag::x));
     if (s.transposed) {
       const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, impl->src,
                                                    any_weights, bias, impl->dst, strides, dil, pl, pr);
@@ -266,19 +271,18 @@ void Int8ConvPrimitive::run(const int8_t* x, int32_t* acc) const {
 void Int8ConvPrimitive::run_requantized(const int8_t* x, int8_t* y) const {
   execute(impl_->conv, impl_->scratchpad,
           {{DNNL_ARG_SRC, memory(impl_->src, cpu_engine(), const_cast<int8_t*>(x))}, {DNNL_ARG_WEIGHTS, impl_->packed},
-           {DNNL_ARG_BIAS, impl_->bias}, {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), y)}});
+           {DNNL_ARG_BIAS, impl_->requantization.bias}, {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), y)}});
 }
 
-bool Int8ConvPrimitive::requantizes() const { return impl_->requantizes; }
+bool Int8ConvPrimitive::requantizes() const { return impl_->requantization.present(); }
 
 std::string Int8ConvPrimitive::implementation() const { return impl_->implementation; }
 
 struct Int8MatmulPrimitive::Impl {
   dnnl::matmul matmul;
   memory::desc src, dst, user_weights, weights, scratchpad;
-  memory packed, bias;  // bias: the requantization's, where the primitive has one
-  std::vector<int32_t> bias_values;
-  bool requantizes = false;
+  memory packed;
+  RequantizationBias requantization;
   std::string implementation;
   int64_t src_values = 0, acc_values = 0;
 };
@@ -299,14 +303,7 @@ std::unique_ptr<Int8MatmulPrimitive> Int8MatmulPrimitive::create(int64_t rows, i
     impl->user_weights = memory::desc({k, n}, DataType::s8, trans_b ? Tag::ba : Tag::ab);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    memory::desc bias;  // none without a requantization
-    if (requantization) {
-      set_requantization(attr, *requantization);
-      bias = memory::desc({1, n}, DataType::s32, Tag::ab);
-      impl->bias_values = requantization->bias;
-      impl->bias = memory(bias, eng, impl->bias_values.data());
-      impl->requantizes = true;
-    }
+    const memory::desc bias = impl->requantization.attach(attr, requantization, memory::desc({1, n}, DataType::s32, Tag::ab));
     std::unique_ptr<dnnl::matmul::primitive_desc> pd;
     try {
       pd = std::make_unique<dnnl::matmul::primitive_desc>(
@@ -339,10 +336,10 @@ void Int8MatmulPrimitive::run(const int8_t* x, int32_t* acc) const {
 void Int8MatmulPrimitive::run_requantized(const int8_t* x, int8_t* y) const {
   execute(impl_->matmul, impl_->scratchpad,
           {{DNNL_ARG_SRC, memory(impl_->src, cpu_engine(), const_cast<int8_t*>(x))}, {DNNL_ARG_WEIGHTS, impl_->packed},
-           {DNNL_ARG_BIAS, impl_->bias}, {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), y)}});
+           {DNNL_ARG_BIAS, impl_->requantization.bias}, {DNNL_ARG_DST, memory(impl_->dst, cpu_engine(), y)}});
 }
 
-bool Int8MatmulPrimitive::requantizes() const { return impl_->requantizes; }
+bool Int8MatmulPrimitive::requantizes() const { return impl_->requantization.present(); }
 
 std::string Int8MatmulPrimitive::implementation() const { return impl_->implementation; }
 

@@ -117,7 +117,7 @@ TEST(Int8Primitive, RequantizationIsExactUpToTwoToTheTwentyFour) {
   EXPECT_EQ(requantization_is_exact(w.data(), 2, k, k, 1, at_bound), vnni) << "oneDNN " << onednn_isa_name();
   EXPECT_EQ(requantization_is_exact(w.data(), 2, 1, k, 2, at_bound), vnni) << "channels interleaved";
   EXPECT_FALSE(requantization_is_exact(w.data(), 2, k, k, 1, past_bound));
-  w[5] = 0;  // channel 0 one step inside: 1025 fits there, still not in channel 1
+  w[5] = 0;  // channel 0 a weight inside the bound: channel 1 is still past it
   EXPECT_FALSE(requantization_is_exact(w.data(), 2, k, k, 1, past_bound));
   w[size_t(k + 5)] = 0;
   EXPECT_EQ(requantization_is_exact(w.data(), 2, k, k, 1, past_bound), vnni);

@@ -22,7 +22,10 @@ inline std::optional<Int8Requantization> onednn_requantization(const Epilogue& b
   Int8Requantization r;
   r.bias.assign(bound.bias_q(), bound.bias_q() + channels);
   r.scale.assign(bound.scale(), bound.scale() + channels);
-  if (!rounded) r.lo = bound.bounds().lo, r.hi = bound.bounds().hi;  // the op's own rounding: int8's whole range
+  if (!rounded) {  // a rounded residual's own rounding keeps int8's whole range, [−128, 127]
+    r.lo = bound.bounds().lo;
+    r.hi = bound.bounds().hi;
+  }
   return r;
 }
 
