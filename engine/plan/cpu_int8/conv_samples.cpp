@@ -47,8 +47,11 @@ std::vector<ConvBand> conv_bands(Int8ConvCache& cache, const Int8ConvShape& shap
   const bool spread = threads > 1 && samples < threads && oh * ow * shape.channels_out * products <= kSpreadBandMacs;
   const bool fits = oh * row_bytes <= kBandAccBytes;
   if (oh < 2 || (fits && !spread) || (!fits && products > kBandProducts) || (requantization && !spread)) return {};
-  // Rows a band: as many as fit kBandAccBytes, and few enough that every thread has a band.
-  const int64_t rows = std::max<int64_t>(1, std::min(kBandAccBytes / row_bytes, (oh + threads - 1) / threads));
+  // Rows a band: few enough that every thread has a band, and, where the epilogue reads the sums
+  // back, as many as fit kBandAccBytes. A requantizing primitive writes int8 and keeps no sums:
+  // one band a thread.
+  const int64_t per_thread = (oh + threads - 1) / threads;
+  const int64_t rows = requantization ? per_thread : std::max<int64_t>(1, std::min(kBandAccBytes / row_bytes, per_thread));
   if (rows * ow < (spread ? kSpreadBandPositions : kBandPositions)) return {};
   const int64_t s = shape.strides[0], span = (shape.kernel[0] - 1) * shape.dilations[0] + 1, top = shape.pad_begin[0];
   std::vector<ConvBand> bands;
