@@ -1,5 +1,8 @@
 #include "engine/cpu/depthwise_int8.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "engine/cpu/gemm.h"
 
 namespace q8 {
@@ -16,7 +19,8 @@ constexpr int64_t kMostKernel = 8;  // at most 16 weight vectors a channel group
 
 }  // namespace
 
-std::unique_ptr<DepthwiseInt8Conv> DepthwiseInt8Conv::create(const Int8ConvShape& shape, const int8_t* w) {
+std::unique_ptr<DepthwiseInt8Conv> DepthwiseInt8Conv::create(const Int8ConvShape& shape, const int8_t* w,
+                                                             const Int8Requantization* requantization) {
   static const bool has_kernel = cpu_has_kernel();
   const int64_t c = shape.channels_in;
   if (!has_kernel || shape.transposed || shape.in_spatial.size() != 2 || shape.group != c || shape.channels_out != c) return nullptr;
@@ -44,14 +48,41 @@ std::unique_ptr<DepthwiseInt8Conv> DepthwiseInt8Conv::create(const Int8ConvShape
       }
     conv->compensation_[size_t(ch)] = -128 * sum;
   }
+  if (requantization) {
+    // |acc + b| ≤ 128 · Σ |w| + |b|: where that stays inside int32 for every channel, no sum the
+    // reference forms overflows, and vpdpbusd's wrapping running sums end at acc + b.
+    std::vector<int32_t> start(size_t(g.groups * 16), 0);
+    bool fits = true;
+    for (int64_t ch = 0; ch < c && fits; ++ch) {
+      int64_t magnitude = 0;
+      for (int64_t t = 0; t < taps; ++t) magnitude += std::abs(int64_t(w[ch * taps + t]));
+      const int64_t b = requantization->bias[size_t(ch)];
+      fits = 128 * magnitude + std::abs(b) <= int64_t(INT32_MAX);
+      start[size_t(ch)] = int32_t(int64_t(conv->compensation_[size_t(ch)]) + b);
+    }
+    if (fits) {
+      conv->start_ = std::move(start);
+      conv->scale_.assign(size_t(g.groups * 16), 0.0f);
+      std::copy(requantization->scale.begin(), requantization->scale.begin() + c, conv->scale_.begin());
+      conv->lo_ = requantization->lo, conv->hi_ = requantization->hi;
+    }
+  }
   return conv;
 }
 
-void DepthwiseInt8Conv::run_row(const int8_t* x, int64_t row, int32_t* acc) const {
+uint8_t* DepthwiseInt8Conv::thread_quads() const {
   static thread_local std::vector<uint8_t> quads;  // this thread's
   const size_t bytes = size_t(g_.columns * g_.quads * g_.groups * 64);
   if (quads.size() < bytes) quads.resize(bytes);
-  depthwise_int8_row_avx512(g_, weights_.data(), compensation_.data(), x, row, acc, quads.data());
+  return quads.data();
+}
+
+void DepthwiseInt8Conv::run_row(const int8_t* x, int64_t row, int32_t* acc) const {
+  depthwise_int8_row_avx512(g_, weights_.data(), compensation_.data(), x, row, acc, thread_quads());
+}
+
+void DepthwiseInt8Conv::run_row_requantized(const int8_t* x, int64_t row, int8_t* y) const {
+  depthwise_int8_row_requantized_avx512(g_, weights_.data(), {start_.data(), scale_.data(), lo_, hi_}, x, row, y, thread_quads());
 }
 
 }  // namespace q8

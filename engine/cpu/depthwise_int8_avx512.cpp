@@ -65,41 +65,72 @@ void build_quads(const DepthwiseInt8Geometry& geometry, const int8_t* x, int64_t
   }
 }
 
-// acc [W_out, C] from the quads; kQuads and kColumns fix the kernel's quads and width (0: the
-// geometry's), so the common kernels keep their weights in registers.
-template <int kQuads, int kColumns>
-void sums(const DepthwiseInt8Geometry& geometry, const int8_t* weights, const int32_t* compensation, const uint8_t* quads, int32_t* acc) {
+constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+// Where the sums of 16 channels go: to acc as int32, or requantized to y as int8 (the
+// reference's operations: (float)t, one multiply by M, the clamp, one rounding to even, as
+// requantize_row's; lo ≥ −128 and hi ≤ 127, so the int8 packing saturates nothing further).
+struct Int32Out {
+  int32_t* acc;
+  void store(int64_t at, int64_t, __mmask16 mask, __m512i t) const { _mm512_mask_storeu_epi32(acc + at, mask, t); }
+};
+struct Int8Out {
+  int8_t* y;
+  const float* m;
+  __m512 low, high;
+  void store(int64_t at, int64_t channel, __mmask16 mask, __m512i t) const {
+    const __m512 g = _mm512_mul_ps(_mm512_cvtepi32_ps(t), _mm512_loadu_ps(m + channel));
+    const __m512i q = _mm512_cvt_roundps_epi32(_mm512_min_ps(_mm512_max_ps(g, low), high), kNearest);
+    _mm512_mask_cvtsepi32_storeu_epi8(y + at, mask, q);
+  }
+};
+
+// The row's outputs from the quads, each vector started from start[16 v…] (the compensation, or
+// it plus the bias); kQuads and kColumns fix the kernel's quads and width (0: the geometry's), so
+// the common kernels keep their weights in registers.
+template <int kQuads, int kColumns, typename Out>
+void sums(const DepthwiseInt8Geometry& geometry, const int8_t* weights, const int32_t* start_of, const uint8_t* quads, const Out& out) {
   const DepthwiseInt8Geometry g = geometry;  // locals, which the stores cannot alias
   const int64_t nq = kQuads ? kQuads : g.quads, kw = kColumns ? kColumns : g.kernel_w;
   const int64_t column_bytes = g.groups * 64, quad_bytes = g.columns * column_bytes;
   const int64_t tail = g.channels % 16;
   for (int64_t v = 0; v < g.groups; ++v) {
     const __mmask16 store = v == g.groups - 1 && tail ? __mmask16((1u << tail) - 1) : __mmask16(0xFFFF);
-    const __m512i start = _mm512_loadu_si512(compensation + 16 * v);
+    const __m512i start = _mm512_loadu_si512(start_of + 16 * v);
     __m512i w[16];
     for (int64_t i = 0; i < nq * kw; ++i) w[i] = _mm512_loadu_si512(weights + (i * g.groups + v) * 64);
     const uint8_t* base = quads + v * 64;
-    int32_t* out = acc + 16 * v;
     for (int64_t ox = 0; ox < g.out_w; ++ox) {
       __m512i a = start;
       const uint8_t* at = base + ox * g.stride_w * column_bytes;
       for (int64_t q = 0; q < nq; ++q)
         for (int64_t k = 0; k < kw; ++k)
           a = _mm512_dpbusd_epi32(a, _mm512_loadu_si512(at + q * quad_bytes + k * g.dilation_w * column_bytes), w[q * kw + k]);
-      _mm512_mask_storeu_epi32(out + ox * g.channels, store, a);
+      out.store(ox * g.channels + 16 * v, 16 * v, store, a);
     }
   }
+}
+
+template <typename Out>
+void row(const DepthwiseInt8Geometry& g, const int8_t* weights, const int32_t* start, const int8_t* x, int64_t r, uint8_t* quads,
+         const Out& out) {
+  build_quads(g, x, r, quads);
+  if (g.quads == 1 && g.kernel_w == 3) return sums<1, 3>(g, weights, start, quads, out);
+  if (g.quads == 2 && g.kernel_w == 5) return sums<2, 5>(g, weights, start, quads, out);
+  if (g.quads == 2 && g.kernel_w == 7) return sums<2, 7>(g, weights, start, quads, out);
+  sums<0, 0>(g, weights, start, quads, out);
 }
 
 }  // namespace
 
 void depthwise_int8_row_avx512(const DepthwiseInt8Geometry& g, const int8_t* weights, const int32_t* compensation, const int8_t* x,
-                               int64_t row, int32_t* acc, uint8_t* quads) {
-  build_quads(g, x, row, quads);
-  if (g.quads == 1 && g.kernel_w == 3) return sums<1, 3>(g, weights, compensation, quads, acc);
-  if (g.quads == 2 && g.kernel_w == 5) return sums<2, 5>(g, weights, compensation, quads, acc);
-  if (g.quads == 2 && g.kernel_w == 7) return sums<2, 7>(g, weights, compensation, quads, acc);
-  sums<0, 0>(g, weights, compensation, quads, acc);
+                               int64_t r, int32_t* acc, uint8_t* quads) {
+  row(g, weights, compensation, x, r, quads, Int32Out{acc});
+}
+
+void depthwise_int8_row_requantized_avx512(const DepthwiseInt8Geometry& g, const int8_t* weights, const DepthwiseInt8Requantization& rq,
+                                           const int8_t* x, int64_t r, int8_t* y, uint8_t* quads) {
+  row(g, weights, rq.start, x, r, quads, Int8Out{y, rq.m, _mm512_set1_ps(float(rq.lo)), _mm512_set1_ps(float(rq.hi))});
 }
 
 }  // namespace q8

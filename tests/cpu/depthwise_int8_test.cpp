@@ -2,14 +2,18 @@
 // convolution's definition (docs/cpu.md, "Depthwise convolution: q8's own kernel on VNNI"): every
 // kernel size it takes (1 × 1 to 8 × 8, quads of rows partly filled), strides, dilations and
 // padding on every side, channel counts around its 16- and 64-channel vectors, sources and
-// weights at ±127 and −128 (where a shifted u8 source meets the compensation) and random.
+// weights at ±127 and −128 (where a shifted u8 source meets the compensation) and random; and its
+// requantization in registers against engine/plan/requantize.h's requantize of those sums.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <random>
 #include <vector>
 
 #include "engine/cpu/depthwise_int8.h"
+#include "engine/plan/requantize.h"
 
 namespace q8 {
 namespace {
@@ -113,6 +117,62 @@ TEST(DepthwiseInt8, DeclinesWhatItDoesNotRun) {
   Int8ConvShape transposed = shape_of(Case{16, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
   transposed.transposed = true;
   EXPECT_EQ(DepthwiseInt8Conv::create(transposed, w.data()), nullptr);
+}
+
+// The kernel's own requantization (docs/cpu.md, "Requantized in the kernel"): biases that put
+// acc + b at int32's edge (128 · Σ |w| + |b| = 2^31 − 1, where float(t) rounds far past 2^24),
+// small ones, power-of-two multipliers (ties) and others, int8's range and a narrow clamp; every
+// byte against requantize(acc + b) from the int64 sums. One past the bound it keeps the int32 sums.
+TEST(DepthwiseInt8, RequantizesAsTheReferenceUpToInt32sEdge) {
+  if (!cpu_runs_it()) GTEST_SKIP() << "no AVX-512 VNNI with BW and VBMI here (or Q8_MAX_CPU_ISA caps it): oneDNN's kernel serves";
+  const Case cases[] = {{70, 9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {24, 12, 12, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2}, {17, 8, 9, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3}};
+  uint32_t seed = 100;
+  for (const Case& k : cases)
+    for (int pattern = 0; pattern < 4; ++pattern)
+      for (const ClampBounds bounds : {ClampBounds{-128, 127}, ClampBounds{0, 90}}) {
+        std::mt19937 rng(seed++);
+        std::vector<int8_t> x(size_t(k.h * k.w * k.c)), w(size_t(k.c * k.kh * k.kw));
+        for (int8_t& v : x) v = pattern == 0 ? int8_t(127) : pattern == 1 ? int8_t(-128) : int8_t(rng());
+        for (int8_t& v : w) v = pattern < 2 ? int8_t(rng() % 2 ? 127 : -127) : int8_t(rng());
+        Int8Requantization r;
+        r.lo = bounds.lo, r.hi = bounds.hi;
+        const int64_t taps = k.kh * k.kw;
+        for (int64_t ch = 0; ch < k.c; ++ch) {
+          int64_t magnitude = 0;
+          for (int64_t t = 0; t < taps; ++t) magnitude += std::abs(int64_t(w[size_t(ch * taps + t)]));
+          const int64_t edge = int64_t(INT32_MAX) - 128 * magnitude;
+          const int64_t b = ch % 3 == 0 ? edge : ch % 3 == 1 ? -edge : int64_t(rng() % 20001) - 10000;
+          r.bias.push_back(int32_t(b));
+          const float big = ch % 3 == 2 ? 1.0f : std::ldexp(1.0f, -24);  // y near ±127 at acc + b near ±2^31
+          r.scale.push_back(ch % 2 ? big * std::ldexp(1.0f, -int(ch % 7)) : big * (1.0f + float(rng() % 1000) / 1000.0f) / 64.0f);
+        }
+        const Int8ConvShape s = shape_of(k);
+        auto conv = DepthwiseInt8Conv::create(s, w.data(), &r);
+        ASSERT_NE(conv, nullptr);
+        ASSERT_TRUE(conv->requantizes());
+        const int64_t oh = s.out_spatial[0], ow = s.out_spatial[1];
+        std::vector<int8_t> y(size_t(ow * k.c + 16), 0x5a);
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          conv->run_row_requantized(x.data(), oy, y.data());
+          for (int64_t ox = 0; ox < ow; ++ox)
+            for (int64_t ch = 0; ch < k.c; ++ch) {
+              const int64_t t = expected(k, x, w, oy, ox, ch) + r.bias[size_t(ch)];
+              ASSERT_LE(std::abs(t), int64_t(INT32_MAX));
+              ASSERT_EQ(y[size_t(ox * k.c + ch)], requantize(int32_t(t), r.scale[size_t(ch)], bounds))
+                  << "c " << k.c << " kernel " << k.kh << "x" << k.kw << " pattern " << pattern << " bounds [" << bounds.lo << ", "
+                  << bounds.hi << "]: row " << oy << ", column " << ox << ", channel " << ch << ", acc + b = " << t;
+            }
+          for (size_t i = size_t(ow * k.c); i < y.size(); ++i) ASSERT_EQ(y[i], 0x5a) << "written past the row's " << ow * k.c << " bytes";
+        }
+        // One past the bound in one channel: the sums stay int32, for the epilogue to report.
+        Int8Requantization past = r;
+        past.bias[0] = past.bias[0] > 0 ? past.bias[0] + 1 : past.bias[0] - 1;
+        if (std::abs(int64_t(r.bias[0])) < int64_t(INT32_MAX)) {
+          auto declined = DepthwiseInt8Conv::create(s, w.data(), &past);
+          ASSERT_NE(declined, nullptr);
+          EXPECT_FALSE(declined->requantizes());
+        }
+      }
 }
 
 }  // namespace

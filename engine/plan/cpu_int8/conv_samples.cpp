@@ -97,7 +97,19 @@ void run_sample(const Int8ConvLayout& layout, const int8_t* xs, const Epilogue& 
   }
   if (x_last) channels_first_to_last(xs, x_last, in_positions, c);
   const int8_t* x_in = x_last ? x_last : xs;
-  if (layout.depthwise) {
+  if (layout.depthwise && layout.requantized) {
+    // Row by row, requantized in the kernel; a rounded residual sum over each row at once.
+    const DepthwiseInt8Conv& dw = *layout.depthwise;
+    const int64_t row = dw.out_cols() * m;
+    int8_t* y8 = reinterpret_cast<int8_t*>(y_last);
+    const RoundedResidual* residual_sum = layout.rounded_residual.get();
+    parallel_for(dw.out_rows(), std::max<int64_t>(1, kValuesPerTask / row), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        dw.run_row_requantized(x_in, r, y8 + r * row);
+        if (residual_sum) residual_sum->apply(y8 + r * row, residual_last + r * row, row);
+      }
+    });
+  } else if (layout.depthwise) {
     // Row by row, each row's sums then at once its epilogue, from L1.
     const DepthwiseInt8Conv& dw = *layout.depthwise;
     const int64_t ow = dw.out_cols();

@@ -49,7 +49,7 @@ struct Int8ConvLayout {
   std::unique_ptr<const NonOverlappingTranspose> non_overlapping;
   std::vector<ConvBand> bands;
   const Int8ConvPrimitive* conv = nullptr;
-  bool requantized = false;  // the bands' or conv's primitives write the int8 output (no epilogue)
+  bool requantized = false;  // the depthwise kernel, the bands or the conv write the int8 output (no epilogue)
   std::unique_ptr<const RoundedResidual> rounded_residual;  // then added to it, where the epilogue has one
   bool has_kernel() const { return depthwise || non_overlapping || conv || !bands.empty(); }
 };

@@ -11,14 +11,12 @@
 
 namespace q8 {
 
-// The requantization for oneDNN's primitives, or nothing (the int32 sums and q8's epilogue): a
-// bound epilogue, the constant weights, channel c's k_count weights at w[c · channel_stride +
-// k · k_stride].
-inline std::optional<Int8Requantization> onednn_requantization(const Epilogue& bound, const int8_t* w, int64_t channels, int64_t channel_stride,
-                                                               int64_t k_count, int64_t k_stride) {
+// The requantization a bound epilogue asks of a kernel that writes int8 itself (plain
+// requantization, or the op's own rounding before a rounded residual sum), with `channels`
+// output channels; nothing for any other epilogue.
+inline std::optional<Int8Requantization> requantization_of(const Epilogue& bound, int64_t channels) {
   const bool rounded = bound.rounded_residual();
   if (!bound.plain_requantization() && !rounded) return std::nullopt;
-  if (!requantization_is_exact(w, channels, channel_stride, k_count, k_stride, bound.bias_q())) return std::nullopt;
   Int8Requantization r;
   r.bias.assign(bound.bias_q(), bound.bias_q() + channels);
   r.scale.assign(bound.scale(), bound.scale() + channels);
@@ -27,6 +25,16 @@ inline std::optional<Int8Requantization> onednn_requantization(const Epilogue& b
     r.hi = bound.bounds().hi;
   }
   return r;
+}
+
+// The requantization for oneDNN's primitives, or nothing (the int32 sums and q8's epilogue): a
+// bound epilogue, the constant weights, channel c's k_count weights at w[c · channel_stride +
+// k · k_stride].
+inline std::optional<Int8Requantization> onednn_requantization(const Epilogue& bound, const int8_t* w, int64_t channels, int64_t channel_stride,
+                                                               int64_t k_count, int64_t k_stride) {
+  if (!bound.plain_requantization() && !bound.rounded_residual()) return std::nullopt;
+  if (!requantization_is_exact(w, channels, channel_stride, k_count, k_stride, bound.bias_q())) return std::nullopt;
+  return requantization_of(bound, channels);
 }
 
 }  // namespace q8

@@ -28,12 +28,18 @@ class CpuInt8QConv final : public SizedOp {
       const ResolvedWindow r = resolve_window(window_, spatial_of(x_dims), spatial_of(w.dims()), name_);
       auto l = std::make_unique<Int8ConvLayout>();
       l->shape = {false, x_dims[1], w.dim(0), group_, spatial_of(x_dims), r.output, r.kernel, r.strides, r.dilations, r.pad_begin, r.pad_end};
-      l->depthwise = DepthwiseInt8Conv::create(l->shape, w.data<int8_t>());
-      if (l->depthwise) return l;
-      // oneDNN's requantization where it is exact (W [M, C/g, k…]: a channel's weights in a row).
       Epilogue bound = epilogue_;
       bound.bind(in);
       const int64_t m = w.dim(0), per_channel = m ? w.numel() / m : 0;
+      // q8's depthwise kernel, requantizing in its registers where the epilogue allows.
+      const std::optional<Int8Requantization> own = requantization_of(bound, m);
+      l->depthwise = DepthwiseInt8Conv::create(l->shape, w.data<int8_t>(), own ? &*own : nullptr);
+      if (l->depthwise) {
+        l->requantized = l->depthwise->requantizes();
+        if (l->requantized && bound.rounded_residual()) l->rounded_residual = std::make_unique<RoundedResidual>(bound);
+        return l;
+      }
+      // oneDNN's requantization where it is exact (W [M, C/g, k…]: a channel's weights in a row).
       const std::optional<Int8Requantization> rq = onednn_requantization(bound, w.data<int8_t>(), m, per_channel, per_channel, 1);
       l->bands = conv_bands(cache_, l->shape, w.data<int8_t>(), x_dims[0], rq ? &*rq : nullptr);
       if (l->bands.empty()) l->conv = conv_primitive(cache_, l->shape, w.data<int8_t>(), rq ? &*rq : nullptr);
