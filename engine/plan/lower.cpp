@@ -105,11 +105,21 @@ Lowered lower_qdq(const Graph& qdq) {
       out.graph.nodes.push_back(qdq.nodes[i]);
       continue;
     }
-    const Fusion& f = fusions[size_t(owner[i])];
     if (last[size_t(owner[i])] != i) continue;
+    Fusion& f = fusions[size_t(owner[i])];
+    // A fusion's constants are named after its node (derived_name), and ONNX lets node names be
+    // empty or repeated: a name an earlier fusion took gets a suffix, in the nodes that read it too.
+    for (const auto& [name, t] : f.initializers) {
+      std::string unique = name;
+      for (int k = 1; out.graph.initializers.count(unique) || g.producer(unique) >= 0 || !g.readers(unique).empty(); ++k)
+        unique = name + "_" + std::to_string(k);
+      out.graph.initializers[unique] = t;
+      if (unique == name) continue;
+      std::replace(f.fused.inputs.begin(), f.fused.inputs.end(), name, unique);
+      for (Node& node : f.after) std::replace(node.inputs.begin(), node.inputs.end(), name, unique);
+    }
     out.graph.nodes.push_back(f.fused);
     out.graph.nodes.insert(out.graph.nodes.end(), f.after.begin(), f.after.end());
-    for (const auto& [name, t] : f.initializers) out.graph.initializers[name] = t;
   }
   remove_dead(out.graph);
   bool has_domain = false;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <string>
 
 #include "engine/exec/executor.h"
 #include "engine/plan/reference/backend.h"
@@ -108,6 +110,62 @@ TEST(Lower, Int8ResultEqualsTheFloatQdqModelAwayFromTies) {
   EXPECT_GE(equal, want.numel() - 1);
   // Channel 1 (all-zero weights) is exactly Q(bias) clamped by the Relu: −0.25 → 0.
   for (int i = 4; i < 8; ++i) EXPECT_EQ(got.data<float>()[i], 0.0f);
+}
+
+// Two convolutions in a row, 2 → 3 → 2 channels: x → Q → DQ → Conv → Q → DQ → Conv → Q → DQ → y,
+// every node named `name(i)`.
+Graph two_convs(const std::function<std::string(int)>& name) {
+  Graph g;
+  g.opsets = {{"", 13}};
+  g.inputs = {{"x", DType::Float32, std::vector<Dim>{Dim{1, ""}, Dim{2, ""}, Dim{3, ""}, Dim{3, ""}}}};
+  g.outputs = {{"y", DType::Float32, std::nullopt}};
+  g.initializers["s"] = Tensor::scalar<float>(0.05f);
+  g.initializers["zp"] = Tensor::scalar<int8_t>(0);
+  g.initializers["s_w1"] = Tensor::from_vector<float>({3}, {0.01f, 0.02f, 0.015f});
+  g.initializers["zp_w1"] = Tensor::from_vector<int8_t>({3}, {0, 0, 0});
+  g.initializers["w1"] = Tensor::from_vector<int8_t>({3, 2, 1, 1}, {5, -7, 11, 3, -2, 9});
+  g.initializers["b1"] = Tensor::from_vector<float>({3}, {0.1f, -0.2f, 0.05f});
+  g.initializers["s_w2"] = Tensor::from_vector<float>({2}, {0.03f, 0.01f});
+  g.initializers["zp_w2"] = Tensor::from_vector<int8_t>({2}, {0, 0});
+  g.initializers["w2"] = Tensor::from_vector<int8_t>({2, 3, 1, 1}, {4, -6, 8, -1, 2, 13});
+  g.initializers["b2"] = Tensor::from_vector<float>({2}, {-0.3f, 0.25f});
+  g.nodes = {node("QuantizeLinear", name(0), {"x", "s", "zp"}, {"xq"}),
+             node("DequantizeLinear", name(1), {"xq", "s", "zp"}, {"xd"}),
+             node("DequantizeLinear", name(2), {"w1", "s_w1", "zp_w1"}, {"w1d"}, {{"axis", Attribute::of_int(0)}}),
+             node("Conv", name(3), {"xd", "w1d", "b1"}, {"c1"}),
+             node("QuantizeLinear", name(4), {"c1", "s", "zp"}, {"c1q"}),
+             node("DequantizeLinear", name(5), {"c1q", "s", "zp"}, {"c1d"}),
+             node("DequantizeLinear", name(6), {"w2", "s_w2", "zp_w2"}, {"w2d"}, {{"axis", Attribute::of_int(0)}}),
+             node("Conv", name(7), {"c1d", "w2d", "b2"}, {"c2"}),
+             node("QuantizeLinear", name(8), {"c2", "s", "zp"}, {"c2q"}),
+             node("DequantizeLinear", name(9), {"c2q", "s", "zp"}, {"y"})};
+  return g;
+}
+
+// ONNX lets node names be empty or repeated, and a fused node's constants are named after it:
+// unnamed and same-named convolutions each keep their own bias and multipliers (the second
+// conv's three-channel input once took the first's constants), and the plan's result is that
+// of the graph with distinct names, bit for bit.
+TEST(Lower, UnnamedAndSameNamedNodesKeepTheirOwnConstants) {
+  const Graph distinct = two_convs([](int i) { return "n" + std::to_string(i); });
+  Tensor x(DType::Float32, {1, 2, 3, 3});
+  for (int i = 0; i < 18; ++i) x.data<float>()[i] = 0.29f * float(i) - 2.1f;
+  const Tensor want = Executor(lower_qdq(distinct).graph, {&int8_reference_backend(), &cpu_backend()}).run({{"x", x}}).at("y");
+  for (const std::string& shared : {std::string(), std::string("conv")}) {
+    const Lowered l = lower_qdq(two_convs([&](int) { return shared; }));
+    int convs = 0;
+    for (const Node& n : l.graph.nodes) {
+      if (n.domain != kInt8Domain || n.op_type != "QConv") continue;
+      const int64_t channels = l.graph.constant(n.inputs[1])->dim(0);
+      EXPECT_EQ(l.graph.constant(n.inputs[2])->numel(), channels) << "names '" << shared << "': bias of QConv " << convs;
+      EXPECT_EQ(l.graph.constant(n.inputs[3])->numel(), channels) << "names '" << shared << "': multipliers of QConv " << convs;
+      ++convs;
+    }
+    EXPECT_EQ(convs, 2);
+    const Tensor got = Executor(l.graph, {&int8_reference_backend(), &cpu_backend()}).run({{"x", x}}).at("y");
+    ASSERT_EQ(got.dims(), want.dims());
+    for (int64_t i = 0; i < want.numel(); ++i) EXPECT_EQ(got.data<float>()[i], want.data<float>()[i]) << "names '" << shared << "', " << i;
+  }
 }
 
 // conv [1, 2, 2, 2] + DQ(Q(r)) → Q: the residual is fused only where the shapes may be equal.
