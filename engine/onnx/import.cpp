@@ -234,6 +234,24 @@ void run_checker(const onnx::ModelProto& given, const std::string& model_path) {
 
 namespace {
 
+// ONNX's node names are optional. A node without one is named after its first output (each value
+// has one producer), with a suffix where another node already has that name, so that `--exclude`,
+// the accuracy budget, the reports and the plan's constants can name every node.
+void name_unnamed_nodes(Graph& graph) {
+  std::set<std::string> taken;
+  for (const Node& n : graph.nodes)
+    if (!n.name.empty()) taken.insert(n.name);
+  for (Node& n : graph.nodes) {
+    if (!n.name.empty()) continue;
+    const auto output = std::find_if(n.outputs.begin(), n.outputs.end(), [](const std::string& o) { return !o.empty(); });
+    const std::string base = output != n.outputs.end() ? *output : n.op_type;
+    std::string name = base;
+    for (int k = 1; taken.count(name); ++k) name = base + "_" + std::to_string(k);
+    taken.insert(name);
+    n.name = name;
+  }
+}
+
 Graph graph_from_proto(const onnx::GraphProto& g, const ReadContext& ctx, bool subgraph) {
   Graph graph;
   graph.name = g.name();
@@ -245,6 +263,7 @@ Graph graph_from_proto(const onnx::GraphProto& g, const ReadContext& ctx, bool s
   for (const auto& out : g.output()) graph.outputs.push_back(value_info_from_proto(out));
   for (const auto& vi : g.value_info()) graph.value_info.push_back(value_info_from_proto(vi));
   for (const auto& n : g.node()) graph.nodes.push_back(node_from_proto(n, ctx));
+  name_unnamed_nodes(graph);
   // A negative size on a graph input or output is an error, not an unknown dim.
   for (const auto* list : {&g.input(), &g.output()})
     for (const auto& v : *list) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "engine/exec/executor.h"
 #include "engine/io/atomic_write.h"
@@ -111,6 +112,26 @@ TEST(Import, ErrorsNameTheFileAndTheProblem) {
   write_file_atomically((dir / "missing.onnx").string(), missing.SerializeAsString());
   expect_load_error((dir / "missing.onnx").string(), "'" + dropped + "'");
   fs::remove_all(dir);
+}
+
+// ONNX's node names are optional: an unnamed node is named after its first output (a suffix
+// where that name is another node's), so that --exclude and the reports can name it.
+TEST(Import, UnnamedNodesAreNamedAfterTheirOutputs) {
+  onnx::ModelProto model = to_model_proto(load_model(kFashion));
+  auto* nodes = model.mutable_graph()->mutable_node();
+  ASSERT_GE(nodes->size(), 3);
+  const std::string first_output = nodes->Get(0).output(0), second_output = nodes->Get(1).output(0);
+  nodes->Mutable(0)->clear_name();
+  nodes->Mutable(1)->clear_name();
+  nodes->Mutable(2)->set_name(second_output);  // the name the second would take
+  const Graph g = load_model_bytes(model.SerializeAsString(), "unnamed.onnx");
+  std::set<std::string> names;
+  for (const Node& n : g.nodes) {
+    EXPECT_FALSE(n.name.empty()) << n.describe();
+    EXPECT_TRUE(names.insert(n.name).second) << "two nodes named '" << n.name << "'";
+  }
+  EXPECT_TRUE(names.count(first_output));
+  EXPECT_TRUE(names.count(second_output + "_1"));
 }
 
 TEST(TensorProto, RoundTripsEveryDtype) {
