@@ -202,7 +202,7 @@ OutputAwareReport refine_ranges_by_output(const Graph& model, RangeTable& table,
                                           const std::set<std::string>& exclude, BatchSource& stream) {
   Graph g = model;
   QuantizeReport prepared;
-  const std::vector<NodeMark> marks = prepare_and_mark(g, options, exclude, prepared);
+  const std::vector<NodeMark> marks = prepare_and_mark(g, options, exclude, prepared, &table);
   const GraphIndex index(g);
   const std::set<std::string> independent = data_independent_values(g);
   std::vector<Reader> readers;

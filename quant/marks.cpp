@@ -1,8 +1,10 @@
 #include "quant/marks.h"
 
+#include <cstdio>
 #include <functional>
 
 #include "engine/ops/traits.h"
+#include "quant/output_heads.h"
 
 namespace q8 {
 
@@ -17,6 +19,12 @@ NodeMark mark_requested(const Node& n, const MarkContext& ctx) {
   return m;
 }
 
+std::string percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g %%", 100.0 * share);
+  return text;
+}
+
 }  // namespace
 
 std::vector<NodeMark> mark_nodes(const MarkContext& ctx, const std::set<std::string>& exclude) {
@@ -29,6 +37,14 @@ std::vector<NodeMark> mark_nodes(const MarkContext& ctx, const std::set<std::str
     else if (ctx.options.quantize_ops.count(n.op_type) && n.domain.empty()) marks[i] = mark_requested(n, ctx);
     else if (const QuantRule rule = find_rule(n)) marks[i] = rule(n, ctx);
     else marks[i].fp32_reason = fp32_reason(n);
+  }
+  // Output heads stay FP32 where that is cheap (docs/quantization.md), before the Adds ask who
+  // reads their sums in INT8.
+  if (!ctx.options.quantize_heads) {
+    HeadsCost cost;
+    for (size_t i : cheap_output_heads(ctx, marks, cost))
+      marks[i] = {{}, false, "an output head (the heads hold " + percent(cost.weights) + " of the weights and " + percent(cost.macs) +
+                                 " of the arithmetic; --quantize-heads quantizes them)"};
   }
   // An Add is quantized only where its sum is read in INT8: a reader (through scale carriers)
   // quantizes it. Otherwise its Q/DQ pairs would only add noise before an FP32 op (a transformer's

@@ -89,17 +89,17 @@ void prepare(Graph& g, QuantizeReport& report) {
 }  // namespace
 
 std::vector<NodeMark> prepare_and_mark(Graph& g, const QuantOptions& options, const std::set<std::string>& exclude,
-                                       QuantizeReport& report) {
+                                       QuantizeReport& report, const RangeTable* table) {
   check_exclusions(g, exclude);
   prepare(g, report);
   const GraphIndex index(g);
   const ValueTypes types(index);
-  return mark_nodes({index, types, options, data_independent_values(g)}, exclude);
+  return mark_nodes({index, types, options, data_independent_values(g), table}, exclude);
 }
 
 Graph quantize_graph(Graph g, const RangeTable& table, const QuantOptions& options, const std::set<std::string>& exclude,
                      QuantizeReport& report) {
-  const std::vector<NodeMark> marks = prepare_and_mark(g, options, exclude, report);
+  const std::vector<NodeMark> marks = prepare_and_mark(g, options, exclude, report, &table);
   // One analysis of the prepared graph serves the remaining steps; the nodes stay as they are until step 3.
   const GraphIndex index(g);
   const std::set<std::string> independent = data_independent_values(g);

@@ -28,9 +28,10 @@ struct QuantizeReport {
 };
 
 // Steps 0 and 1 on g: BatchNorm and constants folded, the opset raised, every node marked (one
-// mark per node of g as it is afterwards). exclude as in quantize_graph.
+// mark per node of g as it is afterwards). exclude as in quantize_graph. With the range table,
+// cheap output heads stay FP32 (quant/output_heads.h; it tells their cost).
 std::vector<NodeMark> prepare_and_mark(Graph& g, const QuantOptions& options, const std::set<std::string>& exclude,
-                                       QuantizeReport& report);
+                                       QuantizeReport& report, const RangeTable* table = nullptr);
 
 // exclude holds node names and op types to leave in FP32; a name that matches nothing is an error.
 Graph quantize_graph(Graph graph, const RangeTable& table, const QuantOptions& options, const std::set<std::string>& exclude,

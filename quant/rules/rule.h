@@ -11,6 +11,7 @@
 #include "engine/ir/graph_index.h"
 #include "engine/ops/value_types.h"
 #include "engine/ir/weight_axis.h"
+#include "calib/range_table.h"
 
 namespace q8 {
 
@@ -21,6 +22,7 @@ struct QuantOptions {
   bool fp32_weights = false;         // FP32 weights behind Q→DQ instead of int8 initializers
   AddMode add_mode = AddMode::Both;
   bool quantize_bmm = false;         // also MatMul/Gemm of two activations (attention's Q·Kᵀ, P·V)
+  bool quantize_heads = false;       // also the output heads that stay FP32 where cheap (quant/output_heads.h)
   std::set<std::string> quantize_ops;  // op types without a rule whose float activation inputs are quantized (--quantize-op)
   std::set<std::string> pinned;      // tensors whose own range wins over a scale carrier's (overrides)
 };
@@ -50,6 +52,7 @@ struct MarkContext {
   const ValueTypes& types;
   const QuantOptions& options;
   const std::set<std::string>& data_independent;  // engine/ops/traits.h's data_independent_values
+  const RangeTable* table = nullptr;  // the ranges, where known (how many values each tensor holds a sample)
   // The need of a constant weight w read by node as input 1: per output channel along
   // per_channel_axis, or per tensor with --per-tensor-weights.
   InputNeed weight_need(const Node& node, const Tensor& w, int64_t group = 1) const {

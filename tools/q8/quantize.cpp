@@ -115,10 +115,11 @@ void quantize(QuantizeOptions o) {
   }
   std::string requested;
   for (const std::string& op : o.quant.quantize_ops) requested += (requested.empty() ? "" : ", ") + op;
-  log::info("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\nalso:     %s\nsmooth:   %s\n",
+  log::info("=== q8 quantize ===\nmodel:    %s\ntable:    %s\noutput:   %s\nweights:  %s, %s\nadd mode: %s\nbmm:      %s\nheads:    %s\nalso:     %s\nsmooth:   %s\n",
               o.model.c_str(), o.calib.c_str(), o.output.c_str(), o.quant.per_tensor_weights ? "per tensor" : "per output channel",
               o.quant.fp32_weights ? "FP32 behind Q->DQ" : "int8 initializers + DQ", o.add_mode.c_str(),
               o.quant.quantize_bmm ? "MatMul/Gemm of two activations quantized (--quantize-bmm)" : "MatMul/Gemm of two activations FP32",
+              o.quant.quantize_heads ? "output heads quantized (--quantize-heads)" : "output heads FP32 where they hold under 1 % of the weights and arithmetic",
               requested.empty() ? "(no --quantize-op)" : requested.c_str(),
               o.smoothquant ? ("SmoothQuant, alpha " + std::to_string(*o.smoothquant)).c_str() : "no SmoothQuant");
   log::info("refine:   %s\n", o.output_aware ? ("output-aware ranges on up to " + std::to_string(o.output_aware_samples) + " calibration samples").c_str()
@@ -206,6 +207,8 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_flag("--per-tensor-weights", o->quant.per_tensor_weights, "one scale per weight instead of per output channel");
   cmd->add_flag("--fp32-weights", o->quant.fp32_weights, "FP32 weights behind Q->DQ instead of int8 initializers");
   cmd->add_flag("--quantize-bmm", o->quant.quantize_bmm, "also quantize MatMul/Gemm of two activations (attention)");
+  cmd->add_flag("--quantize-heads", o->quant.quantize_heads,
+                "also quantize the output heads kept FP32 where they hold under 1 % of the weights (docs/quantization.md)");
   cmd->add_option("--smoothquant", o->smoothquant,
                   "ALPHA: SmoothQuant before quantizing, s = max|X|^ALPHA / max|W|^(1-ALPHA) per input channel (0.5 is usual)")
       ->check(CLI::Range(0.0, 1.0));
