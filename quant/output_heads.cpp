@@ -5,6 +5,8 @@
 #include <set>
 #include <string>
 
+#include "engine/ops/traits.h"
+
 namespace q8 {
 
 namespace {
@@ -14,14 +16,20 @@ bool is_weighted(const Node& n, const MarkContext& ctx) {
   return n.domain.empty() && kWeighted.count(n.op_type) && n.inputs.size() >= 2 && ctx.index.constant(n.inputs[1]);
 }
 
-// Whether n only moves, resamples or maps values one at a time on the way to an output.
+// Whether n only moves, resamples or maps values one at a time on the way to an output, by its
+// traits: values rearranged (Reshape, Transpose…) or Relu's, selected (an op that commutes with
+// quantization: Slice, MaxPool…), one value at a time (the layout pass's unary ops: Cast, Sigmoid,
+// Clip…), joined along the channels (Concat), an elementwise op of several inputs with a constant
+// one (a grid, a stride); and the resamplings and normalizations over one axis of an output that
+// the traits table has no category for (Resize, Upsample, Softmax, LogSoftmax).
 bool passes_values_on(const Node& n, const MarkContext& ctx) {
-  static const std::set<std::string> kMoves = {"Cast",   "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze",  "Transpose", "Slice",
-                                               "Concat", "Resize",   "Upsample", "Sigmoid", "Softmax", "LogSoftmax", "Tanh",      "Relu", "Clip"};
-  static const std::set<std::string> kWithConstant = {"Add", "Sub", "Mul", "Div"};
-  if (!n.domain.empty()) return false;
-  if (kMoves.count(n.op_type)) return true;
-  return kWithConstant.count(n.op_type) && n.inputs.size() == 2 && (ctx.is_constant(n.inputs[0]) || ctx.is_constant(n.inputs[1]));
+  static const std::set<std::string> kResampleOrNormalize = {"Resize", "Upsample", "Softmax", "LogSoftmax"};
+  const OpTraits* t = find_traits(n);
+  if (!t || !n.domain.empty()) return false;
+  if (t->values != Values::Computed || t->commutes || t->layout == Layout::Unary || t->layout == Layout::Channels ||
+      kResampleOrNormalize.count(n.op_type))
+    return true;
+  return t->layout == Layout::Broadcast && n.inputs.size() == 2 && (ctx.is_constant(n.inputs[0]) || ctx.is_constant(n.inputs[1]));
 }
 
 // Whether everything value reaches is such an op or a graph output, and a graph output is reached.
